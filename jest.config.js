@@ -1,0 +1,36 @@
+// Three tiers: unit (no I/O), integration (real Redis / ORT), e2e (real processes).
+// Type checking is done once by `npm run typecheck`; swc only strips types here.
+const swc = [
+  '@swc/jest',
+  {
+    jsc: {
+      parser: { syntax: 'typescript', decorators: true },
+      transform: { legacyDecorator: true, decoratorMetadata: true },
+      target: 'es2022',
+    },
+    module: { type: 'commonjs' },
+    sourceMaps: 'inline',
+  },
+];
+
+const moduleNameMapper = {
+  '^@mesh/(config|telemetry|kserve|model-repository|preprocessing|routing)$': '<rootDir>/libs/$1/src/index.ts',
+};
+
+const base = { rootDir: __dirname, transform: { '^.+\\.ts$': swc }, moduleNameMapper, testEnvironment: 'node' };
+
+module.exports = {
+  projects: [
+    { ...base, displayName: 'unit', testMatch: ['<rootDir>/{apps,libs,scripts}/**/*.spec.ts'] },
+    {
+      ...base,
+      displayName: 'integration',
+      testMatch: ['<rootDir>/{apps,libs,scripts}/**/*.int-spec.ts'],
+    },
+    {
+      ...base,
+      displayName: 'e2e',
+      testMatch: ['<rootDir>/test/**/*.e2e-spec.ts'],
+    },
+  ],
+};

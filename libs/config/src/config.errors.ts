@@ -1,0 +1,21 @@
+/** One problem with one environment variable. */
+export interface ConfigIssue {
+  variable: string;
+  reason: string;
+}
+
+/** Thrown at boot when the environment is invalid; lists every bad variable at once. */
+export class ConfigError extends Error {
+  readonly code = 'CONFIG_INVALID';
+
+  constructor(
+    readonly service: string,
+    readonly issues: readonly ConfigIssue[],
+  ) {
+    super(
+      `${service}: invalid configuration (${issues.length} problem${issues.length === 1 ? '' : 's'}):\n` +
+        issues.map((i) => `  - ${i.variable}: ${i.reason}`).join('\n'),
+    );
+    this.name = 'ConfigError';
+  }
+}

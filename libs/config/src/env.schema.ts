@@ -1,0 +1,58 @@
+import { z } from 'zod';
+
+/** A TCP port from the environment; 0 means "pick any free port". */
+export const port = (fallback: number) =>
+  z.coerce
+    .number({ invalid_type_error: 'must be a number' })
+    .int('must be an integer')
+    .min(0, 'must be between 0 and 65535')
+    .max(65535, 'must be between 0 and 65535')
+    .default(fallback);
+
+export const redisUrl = z
+  .string()
+  .default('redis://127.0.0.1:6379')
+  .refine((v) => /^rediss?:\/\/[^\s]+$/.test(v), 'must be a redis:// or rediss:// URL');
+
+export const keyPrefix = z
+  .string()
+  .default('mesh')
+  .refine((v) => /^[A-Za-z0-9_.:-]{1,64}$/.test(v), 'must be 1-64 characters of [A-Za-z0-9_.:-]');
+
+/** `host:port,host:port` — each KServe v2 gRPC backend. */
+export const endpoints = z
+  .string()
+  .default('127.0.0.1:8001')
+  .transform((v) =>
+    v
+      .split(',')
+      .map((s) => s.trim())
+      .filter((s) => s.length > 0),
+  )
+  .refine((list) => list.length > 0, 'must list at least one host:port')
+  .refine(
+    (list) => list.every((e) => /^[^\s:]+:\d{1,5}$/.test(e) || /^\[[0-9a-fA-F:]+\]:\d{1,5}$/.test(e)),
+    'every entry must be host:port',
+  );
+
+export const logLevel = z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info');
+
+export const positiveInt = (fallback: number, max = Number.MAX_SAFE_INTEGER) =>
+  z.coerce
+    .number({ invalid_type_error: 'must be a number' })
+    .int('must be an integer')
+    .min(1, 'must be at least 1')
+    .max(max, `must be at most ${max}`)
+    .default(fallback);
+
+/** Variables every app reads. */
+export const commonEnv = {
+  LOG_LEVEL: logLevel,
+  HOST: z.string().default('127.0.0.1'),
+};
+
+/** Variables of apps that talk to Redis. */
+export const redisEnv = {
+  REDIS_URL: redisUrl,
+  REDIS_KEY_PREFIX: keyPrefix,
+};

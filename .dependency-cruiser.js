@@ -17,7 +17,8 @@ module.exports = {
     },
     {
       name: 'no-deep-lib-imports',
-      comment: "a lib's public surface is its src/index.ts; other libs and apps go through the @mesh alias",
+      comment:
+        "a lib's public surface is its src/index.ts; other libs and apps go through the @mesh alias",
       severity: 'error',
       from: { path: '^(apps|libs/([^/]+))/', pathNot: '\\.(spec|int-spec)\\.ts$' },
       to: { path: '^libs/([^/]+)/src/(?!index\\.ts$)', pathNot: '^libs/$2/' },

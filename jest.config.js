@@ -14,10 +14,16 @@ const swc = [
 ];
 
 const moduleNameMapper = {
-  '^@mesh/(config|telemetry|kserve|model-repository|preprocessing|routing)$': '<rootDir>/libs/$1/src/index.ts',
+  '^@mesh/(config|telemetry|kserve|model-repository|preprocessing|routing)$':
+    '<rootDir>/libs/$1/src/index.ts',
 };
 
-const base = { rootDir: __dirname, transform: { '^.+\\.ts$': swc }, moduleNameMapper, testEnvironment: 'node' };
+const base = {
+  rootDir: __dirname,
+  transform: { '^.+\\.ts$': swc },
+  moduleNameMapper,
+  testEnvironment: 'node',
+};
 
 module.exports = {
   projects: [
@@ -31,6 +37,8 @@ module.exports = {
       ...base,
       displayName: 'e2e',
       testMatch: ['<rootDir>/test/**/*.e2e-spec.ts'],
+      globalSetup: '<rootDir>/test/support/global-setup.js',
+      testTimeout: 60_000,
     },
   ],
 };

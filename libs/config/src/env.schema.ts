@@ -31,11 +31,14 @@ export const endpoints = z
   )
   .refine((list) => list.length > 0, 'must list at least one host:port')
   .refine(
-    (list) => list.every((e) => /^[^\s:]+:\d{1,5}$/.test(e) || /^\[[0-9a-fA-F:]+\]:\d{1,5}$/.test(e)),
+    (list) =>
+      list.every((e) => /^[^\s:]+:\d{1,5}$/.test(e) || /^\[[0-9a-fA-F:]+\]:\d{1,5}$/.test(e)),
     'every entry must be host:port',
   );
 
-export const logLevel = z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info');
+export const logLevel = z
+  .enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
+  .default('info');
 
 export const positiveInt = (fallback: number, max = Number.MAX_SAFE_INTEGER) =>
   z.coerce

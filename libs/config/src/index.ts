@@ -1,5 +1,6 @@
 export { ConfigError, type ConfigIssue } from './config.errors';
 export { loadConfig } from './load-config';
+export { createRedisClient } from './redis';
 export {
   commonEnv,
   endpoints,

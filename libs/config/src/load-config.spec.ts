@@ -2,7 +2,12 @@ import { ConfigError } from './config.errors';
 import { commonEnv, endpoints, port, redisEnv } from './env.schema';
 import { loadConfig } from './load-config';
 
-const shape = { ...commonEnv, ...redisEnv, KSERVE_ENDPOINTS: endpoints, ROUTER_HTTP_PORT: port(8080) };
+const shape = {
+  ...commonEnv,
+  ...redisEnv,
+  KSERVE_ENDPOINTS: endpoints,
+  ROUTER_HTTP_PORT: port(8080),
+};
 
 describe('loadConfig', () => {
   it('applies the documented defaults when nothing is set', () => {
@@ -18,7 +23,10 @@ describe('loadConfig', () => {
   });
 
   it('accepts port 0 as "any free port" and splits endpoint lists', () => {
-    const cfg = loadConfig('router', shape, { ROUTER_HTTP_PORT: '0', KSERVE_ENDPOINTS: 'a:1, b:2' });
+    const cfg = loadConfig('router', shape, {
+      ROUTER_HTTP_PORT: '0',
+      KSERVE_ENDPOINTS: 'a:1, b:2',
+    });
     expect(cfg.ROUTER_HTTP_PORT).toBe(0);
     expect(cfg.KSERVE_ENDPOINTS).toEqual(['a:1', 'b:2']);
   });

@@ -6,9 +6,7 @@ import { READINESS_CHECKS } from './telemetry.tokens';
 /** `/healthz/live` and `/healthz/ready`, the same on every app. */
 @Controller()
 export class HealthController {
-  constructor(
-    @Inject(READINESS_CHECKS) private readonly checks: ReadinessCheck[],
-  ) {}
+  constructor(@Inject(READINESS_CHECKS) private readonly checks: ReadinessCheck[]) {}
 
   @Get('healthz/live')
   @HttpCode(200)

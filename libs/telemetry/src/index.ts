@@ -1,4 +1,5 @@
 export { HealthController } from './health.controller';
+export { createHttpApp, listenHttp, type HttpAppOptions } from './http-app';
 export { MetricsController } from './metrics.controller';
 export { createLogger, type Logger } from './logger';
 export { createMetricsRegistry } from './metrics.registry';
@@ -9,5 +10,6 @@ export {
   type ReadinessReport,
   type ReadinessResult,
 } from './readiness';
+export { RedisPingCheck, type Pingable } from './redis-ping.check';
 export { announceListening, httpUrlOf, runMain } from './run-app';
 export { METRICS_REGISTRY, READINESS_CHECKS } from './telemetry.tokens';

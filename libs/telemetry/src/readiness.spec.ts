@@ -1,6 +1,9 @@
 import { runReadiness, type ReadinessCheck } from './readiness';
 
-const check = (name: string, fn: () => Promise<{ ready: boolean; detail?: string }>): ReadinessCheck => ({
+const check = (
+  name: string,
+  fn: () => Promise<{ ready: boolean; detail?: string }>,
+): ReadinessCheck => ({
   name,
   check: fn,
 });

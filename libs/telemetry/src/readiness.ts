@@ -24,7 +24,10 @@ export async function runReadiness(
     checks.map(async (c): Promise<[string, ReadinessResult]> => {
       let timer: NodeJS.Timeout | undefined;
       const timeout = new Promise<ReadinessResult>((resolve) => {
-        timer = setTimeout(() => resolve({ ready: false, detail: `timed out after ${timeoutMs} ms` }), timeoutMs);
+        timer = setTimeout(
+          () => resolve({ ready: false, detail: `timed out after ${timeoutMs} ms` }),
+          timeoutMs,
+        );
       });
       try {
         const result = await Promise.race([c.check(), timeout]);

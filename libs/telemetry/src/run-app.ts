@@ -31,7 +31,10 @@ export async function runMain(
     closing = true;
     logger.info({ event: 'shutdown', signal }, `${service} shutting down`);
     const timer = setTimeout(() => {
-      logger.error({ event: 'shutdown-timeout' }, `${service} did not stop within ${shutdownDeadlineMs} ms`);
+      logger.error(
+        { event: 'shutdown-timeout' },
+        `${service} did not stop within ${shutdownDeadlineMs} ms`,
+      );
       process.exit(1);
     }, shutdownDeadlineMs);
     timer.unref();
@@ -52,17 +55,15 @@ export async function runMain(
 }
 
 /** Logs the bound address in a fixed shape that `npm run up` and the e2e harness read. */
-export function announceListening(
-  logger: Logger,
-  name: string,
-  url: string,
-): void {
+export function announceListening(logger: Logger, name: string, url: string): void {
   logger.info({ event: 'listening', listener: name, url }, `${name} listening on ${url}`);
 }
 
 /** The URL of a listening Nest/Fastify app (resolves port 0 to the real one). */
 export function httpUrlOf(app: INestApplication, host: string): string {
-  const address = app.getHttpServer().address() as { port: number } | string | null;
-  if (address === null || typeof address === 'string') throw new Error('server is not listening on TCP');
+  const server = app.getHttpServer() as import('node:net').Server;
+  const address = server.address();
+  if (address === null || typeof address === 'string')
+    throw new Error('server is not listening on TCP');
   return `http://${host.includes(':') ? `[${host}]` : host}:${address.port}`;
 }

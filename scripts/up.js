@@ -9,21 +9,20 @@ const { join } = require('node:path');
 const setup = require('./lib/setup');
 
 const COLORS = { 'model-host': 36, router: 32, 'batch-worker': 35, coordinator: 33, redis: 90 };
-const APPS = [
-  { name: 'model-host', ready: 'http://127.0.0.1:8000/healthz/ready' },
-  { name: 'router', ready: 'http://127.0.0.1:8080/healthz/ready' },
-  { name: 'batch-worker', ready: 'http://127.0.0.1:9100/healthz/ready' },
-  { name: 'coordinator', ready: 'http://127.0.0.1:8090/healthz/ready' },
-];
+const APPS = ['model-host', 'router', 'batch-worker', 'coordinator'];
 
 const children = new Map();
 let stopping = false;
+
+/** URLs per app and listener, from the apps' `listening` log events (so port 0 works too). */
+const urls = {};
 
 function prefixed(name, line) {
   let text = line;
   if (line.startsWith('{')) {
     try {
       const e = JSON.parse(line);
+      if (e.event === 'listening') (urls[name] ??= {})[e.listener] = e.url;
       text = `${(e.level || 'info').padEnd(5)} ${e.context ? `[${e.context}] ` : ''}${e.msg ?? ''}`;
       if (e.err && e.err.message) text += ` — ${e.err.message}`;
     } catch {
@@ -64,12 +63,13 @@ function startApp(name, env) {
   return proc;
 }
 
-async function waitReady(url, timeoutMs = 60_000) {
+/** Waits for the app's HTTP listener, then for `/healthz/ready` to answer 200. */
+async function waitReady(name, timeoutMs = 60_000) {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
+    const base = urls[name] && urls[name].http;
     try {
-      const res = await fetch(url);
-      if (res.status === 200) return true;
+      if (base && (await fetch(`${base}/healthz/ready`)).status === 200) return true;
     } catch {
       // not listening yet
     }
@@ -104,38 +104,50 @@ function demoKeys() {
     .map((l) => l.replace(/^#\s?/, ''));
 }
 
+function grpcAddress(url) {
+  return url.replace(/^grpc:\/\//, '');
+}
+
 async function main() {
-  setup.ensureInstalled();
-  setup.ensureModels();
-  const { url, proc: redis } = await setup.ensureRedis();
+  if (process.env.MESH_UP_SKIP_SETUP !== '1') {
+    setup.ensureInstalled();
+    setup.ensureModels();
+  }
+  const { url: redisUrl, proc: redis } = await setup.ensureRedis();
   if (redis) children.set('redis', redis);
-  setup.build();
+  if (process.env.MESH_UP_SKIP_SETUP !== '1') setup.build();
   const adminKey = process.env.ADMIN_API_KEY || 'mesh-admin-demo-key';
-  const env = { REDIS_URL: url, ADMIN_API_KEY: adminKey };
+  const env = { REDIS_URL: redisUrl, ADMIN_API_KEY: adminKey };
   process.on('SIGINT', () => void stopAll(0));
   process.on('SIGTERM', () => void stopAll(0));
 
+  // The host comes first: the router and worker are pointed at its gRPC port.
   startApp('model-host', env);
-  if (!(await waitReady(APPS[0].ready))) throw new Error('model-host did not become ready');
-  for (const app of APPS.slice(1)) startApp(app.name, env);
-  const ready = await Promise.all(APPS.map((a) => waitReady(a.ready)));
+  if (!(await waitReady('model-host'))) throw new Error('model-host did not become ready');
+  if (!process.env.KSERVE_ENDPOINTS && urls['model-host'].grpc) {
+    env.KSERVE_ENDPOINTS = grpcAddress(urls['model-host'].grpc);
+  }
+  for (const app of APPS.slice(1)) startApp(app, env);
+  const ready = await Promise.all(APPS.map((a) => waitReady(a)));
   if (stopping) return;
+  const u = (app, l) => (urls[app] && urls[app][l]) || '(not listening)';
   const lines = [
     '',
     'model mesh is up:',
-    '  router        HTTP http://127.0.0.1:8080 (OpenAPI /docs)   gRPC 127.0.0.1:50051',
-    '  model-host    HTTP http://127.0.0.1:8000 (KServe v2)        gRPC 127.0.0.1:8001   metrics http://127.0.0.1:8002/metrics',
-    '  batch-worker  HTTP http://127.0.0.1:9100',
-    '  coordinator   HTTP http://127.0.0.1:8090',
-    `  redis         ${url}`,
+    `  router        ${u('router', 'http')} (OpenAPI at /docs), gRPC ${u('router', 'grpc')}`,
+    `  model-host    ${u('model-host', 'http')} (KServe v2), gRPC ${u('model-host', 'grpc')}, metrics ${u('model-host', 'metrics')}/metrics`,
+    `  batch-worker  ${u('batch-worker', 'http')}`,
+    `  coordinator   ${u('coordinator', 'http')}`,
+    `  redis         ${redisUrl}`,
     `  admin key     ${adminKey}`,
     ...demoKeys().map((l) => `  ${l}`),
     '',
-    ...APPS.map((a, i) => `  ${a.name.padEnd(13)} ${ready[i] ? 'ready' : 'NOT ready'} (${a.ready})`),
+    ...APPS.map((a, i) => `  ${a.padEnd(13)} ${ready[i] ? 'ready' : 'NOT ready'} (${u(a, 'http')}/healthz/ready)`),
     '',
     'Press Ctrl-C to stop.',
   ];
   console.log(lines.join('\n'));
+  console.log(JSON.stringify({ event: 'mesh-up', ready: APPS.every((_, i) => ready[i]), urls }));
 }
 
 main().catch((err) => {

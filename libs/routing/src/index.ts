@@ -1,0 +1,62 @@
+export { AdminAuthenticator } from './admin-authenticator';
+export { bearerKey, sha256Hex } from './api-key';
+export { InFlightLimiter, type InFlightRelease } from './in-flight-limiter';
+export { parseMeshConfig, readMeshConfigFile } from './mesh-config.parser';
+export { RouteResolver, type ResolvedRoute } from './route-resolver';
+export {
+  RoutingTableCache,
+  type RoutingLogger,
+  type RoutingTableCacheOptions,
+  type RoutingTableListener,
+} from './routing-table.cache';
+export {
+  RoutingTableRepository,
+  type ChangeOptions,
+  type ChangeResult,
+  type RoutingTableRepositoryOptions,
+  type SeedResult,
+} from './routing-table.repository';
+export { formatPath, parseRoute, parseRoutingTableData, parseTenant } from './routing-table.schema';
+export {
+  AdminForbiddenError,
+  EpochConflictError,
+  NoRoutableVersionError,
+  RateLimitedError,
+  RouteNotFoundError,
+  RoutingEntryNotFoundError,
+  RoutingError,
+  RoutingTableMissingError,
+  RoutingValidationError,
+  TaskNotAllowedError,
+  TooManyInFlightError,
+  UnauthenticatedError,
+  type RoutingIssue,
+  type UnroutableReason,
+} from './routing.errors';
+export { routingKeys, type RoutingKeys } from './routing.keys';
+export {
+  ANY,
+  type AuditAction,
+  type AuditEntry,
+  type Route,
+  type RouteCacheConfig,
+  type RoutingTable,
+  type RoutingTableData,
+  type ShadowConfig,
+  type Tenant,
+  type TenantRateLimit,
+  type VersionWeight,
+} from './routing.types';
+export { stickyFraction } from './sticky-hash';
+export { TenantAuthenticator, type RoutingTableSource } from './tenant-authenticator';
+export {
+  TenantRateLimiter,
+  rateLimitWindow,
+  type RateLimitDecision,
+  type TenantRateLimiterOptions,
+} from './tenant-rate-limiter';
+export {
+  WeightedVersionPicker,
+  type PickOptions,
+  type PickedVersion,
+} from './weighted-version-picker';

@@ -1,0 +1,244 @@
+import type { Redis } from 'ioredis';
+import { parseRoute, parseRoutingTableData, parseTenant } from './routing-table.schema';
+import { COMMIT_TABLE_SCRIPT } from './routing-table.script';
+import {
+  EpochConflictError,
+  RoutingEntryNotFoundError,
+  RoutingTableMissingError,
+  RoutingValidationError,
+} from './routing.errors';
+import { routingKeys, type RoutingKeys } from './routing.keys';
+import {
+  type AuditAction,
+  type AuditEntry,
+  type Route,
+  type RoutingTable,
+  type RoutingTableData,
+  type Tenant,
+} from './routing.types';
+
+export interface RoutingTableRepositoryOptions {
+  /** `REDIS_KEY_PREFIX`. */
+  keyPrefix: string;
+  /** Audit entries kept (newest first); default 10 000. */
+  auditMaxEntries?: number;
+  /** Optimistic retries of an edit that races another edit; default 5. */
+  maxRetries?: number;
+  now?: () => Date;
+}
+
+export interface ChangeOptions {
+  /** Who made the change (admin identity, `coordinator`, `mesh-cli` ...), for the audit log. */
+  who: string;
+  /** Fail with EpochConflictError unless the table is still at this epoch. */
+  expectedEpoch?: number;
+}
+
+export interface ChangeResult {
+  epoch: number;
+  table: RoutingTable;
+}
+
+export interface SeedResult {
+  /** False when a table already existed (it is left untouched). */
+  seeded: boolean;
+  epoch: number;
+}
+
+type CommitMode = 'absent' | 'force' | 'cas';
+
+interface Edit {
+  action: AuditAction;
+  target: string;
+  next: RoutingTableData;
+  before: Route | Tenant | null;
+  after: Route | Tenant | null;
+}
+
+/** The routing table in Redis: epoch-versioned, audited, announced on pub/sub. */
+export class RoutingTableRepository {
+  readonly keys: RoutingKeys;
+  private readonly auditMax: number;
+  private readonly maxRetries: number;
+  private readonly now: () => Date;
+
+  constructor(
+    private readonly redis: Redis,
+    options: RoutingTableRepositoryOptions,
+  ) {
+    this.keys = routingKeys(options.keyPrefix);
+    this.auditMax = options.auditMaxEntries ?? 10_000;
+    this.maxRetries = options.maxRetries ?? 5;
+    this.now = options.now ?? (() => new Date());
+  }
+
+  /** The stored table, or null when never seeded. Table and epoch are read in one MGET. */
+  async load(): Promise<RoutingTable | null> {
+    const [json, epoch] = await this.redis.mget(this.keys.table, this.keys.epoch);
+    if (json === null || json === undefined) return null;
+    const data = parseRoutingTableData(JSON.parse(json) as unknown, `redis ${this.keys.table}`);
+    return { epoch: Number(epoch ?? 0), ...data };
+  }
+
+  async currentEpoch(): Promise<number> {
+    return Number((await this.redis.get(this.keys.epoch)) ?? 0);
+  }
+
+  /** Writes `data` only if no table exists; safe when several routers start at once. */
+  async seedIfAbsent(data: RoutingTableData, who: string): Promise<SeedResult> {
+    const valid = parseRoutingTableData(data, 'seed');
+    const [committed, epoch] = await this.commit('absent', 0, valid, {
+      who,
+      action: 'seed',
+      before: null,
+      after: valid,
+    });
+    return { seeded: committed, epoch };
+  }
+
+  /** Replaces the whole table (e.g. `mesh reseed`), keeping the epoch increasing. */
+  async reseed(data: RoutingTableData, who: string): Promise<ChangeResult> {
+    const valid = parseRoutingTableData(data, 'reseed');
+    const before = await this.load();
+    const [, epoch] = await this.commit('force', 0, valid, {
+      who,
+      action: 'reseed',
+      before: before && { tenants: before.tenants, routes: before.routes },
+      after: valid,
+    });
+    return { epoch, table: { epoch, ...valid } };
+  }
+
+  async upsertRoute(input: Route, options: ChangeOptions): Promise<ChangeResult> {
+    const route = parseRoute(input);
+    return this.edit(options, (table) => {
+      const index = table.routes.findIndex(
+        (r) => r.tenant === route.tenant && r.task === route.task,
+      );
+      const routes = [...table.routes];
+      if (index >= 0) routes[index] = route;
+      else routes.push(route);
+      return {
+        action: 'route.upsert',
+        target: routeId(route.tenant, route.task),
+        next: { tenants: table.tenants, routes },
+        before: index >= 0 ? (table.routes[index] ?? null) : null,
+        after: route,
+      };
+    });
+  }
+
+  async deleteRoute(tenant: string, task: string, options: ChangeOptions): Promise<ChangeResult> {
+    return this.edit(options, (table) => {
+      const before = table.routes.find((r) => r.tenant === tenant && r.task === task);
+      if (!before) throw new RoutingEntryNotFoundError('route', routeId(tenant, task));
+      return {
+        action: 'route.delete',
+        target: routeId(tenant, task),
+        next: { tenants: table.tenants, routes: table.routes.filter((r) => r !== before) },
+        before,
+        after: null,
+      };
+    });
+  }
+
+  async upsertTenant(input: Tenant, options: ChangeOptions): Promise<ChangeResult> {
+    const tenant = parseTenant(input);
+    return this.edit(options, (table) => {
+      const index = table.tenants.findIndex((t) => t.name === tenant.name);
+      const tenants = [...table.tenants];
+      if (index >= 0) tenants[index] = tenant;
+      else tenants.push(tenant);
+      return {
+        action: 'tenant.upsert',
+        target: tenant.name,
+        next: { tenants, routes: table.routes },
+        before: index >= 0 ? (table.tenants[index] ?? null) : null,
+        after: tenant,
+      };
+    });
+  }
+
+  /** Refused (validation error naming the routes) while tenant-specific routes still exist. */
+  async deleteTenant(name: string, options: ChangeOptions): Promise<ChangeResult> {
+    return this.edit(options, (table) => {
+      const before = table.tenants.find((t) => t.name === name);
+      if (!before) throw new RoutingEntryNotFoundError('tenant', name);
+      return {
+        action: 'tenant.delete',
+        target: name,
+        next: { tenants: table.tenants.filter((t) => t !== before), routes: table.routes },
+        before,
+        after: null,
+      };
+    });
+  }
+
+  /** Newest first. */
+  async auditLog(limit = 100): Promise<AuditEntry[]> {
+    const raw = await this.redis.lrange(this.keys.audit, 0, Math.max(0, limit - 1));
+    return raw.map((entry) => JSON.parse(entry) as AuditEntry);
+  }
+
+  /** Read-modify-write with compare-and-set on the epoch; retries races unless an epoch was expected. */
+  private async edit(
+    options: ChangeOptions,
+    change: (table: RoutingTable) => Edit,
+  ): Promise<ChangeResult> {
+    for (let attempt = 0; ; attempt++) {
+      const table = await this.load();
+      if (!table) throw new RoutingTableMissingError();
+      if (options.expectedEpoch !== undefined && options.expectedEpoch !== table.epoch) {
+        throw new EpochConflictError(options.expectedEpoch, table.epoch);
+      }
+      const edit = change(table);
+      const next = validateEdited(edit);
+      const [committed, epoch] = await this.commit('cas', table.epoch, next, {
+        who: options.who,
+        action: edit.action,
+        target: edit.target,
+        before: edit.before,
+        after: edit.after,
+      });
+      if (committed) return { epoch, table: { epoch, ...next } };
+      if (options.expectedEpoch !== undefined || attempt >= this.maxRetries) {
+        throw new EpochConflictError(table.epoch, epoch);
+      }
+    }
+  }
+
+  private async commit(
+    mode: CommitMode,
+    expectedEpoch: number,
+    data: RoutingTableData,
+    audit: Omit<AuditEntry, 'epoch' | 'when'>,
+  ): Promise<[committed: boolean, epoch: number]> {
+    if (!audit.who.trim())
+      throw new RoutingValidationError('change', [{ path: 'who', message: 'is required' }]);
+    // `epoch` is spliced in by the script, which alone knows the new value.
+    const entry = JSON.stringify({ when: this.now().toISOString(), ...audit });
+    const reply = (await this.redis.eval(
+      COMMIT_TABLE_SCRIPT,
+      3,
+      this.keys.table,
+      this.keys.epoch,
+      this.keys.audit,
+      mode,
+      String(expectedEpoch),
+      JSON.stringify(data),
+      entry,
+      String(this.auditMax),
+      this.keys.channel,
+    )) as [number, number];
+    return [reply[0] === 1, Number(reply[1])];
+  }
+}
+
+function routeId(tenant: string, task: string): string {
+  return `${tenant}/${task}`;
+}
+
+/** Re-checks the whole table after an edit so cross-entry rules hold (unique routes, known tenants). */
+function validateEdited(edit: Edit): RoutingTableData {
+  return parseRoutingTableData(edit.next, `routing table after ${edit.action} ${edit.target}`);
+}

@@ -1,0 +1,28 @@
+/**
+ * Commits a new routing table atomically: checks the mode's precondition, bumps the epoch,
+ * writes the table and an audit entry, trims the audit list and publishes the new epoch.
+ * Everything happens in one script so routers starting together cannot both seed, and a
+ * published epoch always names a committed table.
+ *
+ * KEYS: table, epoch, audit
+ * ARGV: mode ('absent' | 'force' | 'cas'), expected epoch (cas), table JSON,
+ *       audit entry JSON without epoch (an object literal), audit cap, channel
+ * Returns {1, newEpoch} when committed, {0, currentEpoch} when the precondition failed.
+ */
+export const COMMIT_TABLE_SCRIPT = `
+local current = tonumber(redis.call('GET', KEYS[2]) or '0')
+local mode = ARGV[1]
+if mode == 'absent' then
+  if redis.call('EXISTS', KEYS[1]) == 1 then return {0, current} end
+elseif mode == 'cas' then
+  if current ~= tonumber(ARGV[2]) then return {0, current} end
+elseif mode ~= 'force' then
+  return redis.error_reply('unknown commit mode ' .. mode)
+end
+local nextEpoch = redis.call('INCR', KEYS[2])
+redis.call('SET', KEYS[1], ARGV[3])
+redis.call('LPUSH', KEYS[3], '{"epoch":' .. nextEpoch .. ',' .. string.sub(ARGV[4], 2))
+redis.call('LTRIM', KEYS[3], 0, tonumber(ARGV[5]) - 1)
+redis.call('PUBLISH', ARGV[6], tostring(nextEpoch))
+return {1, nextEpoch}
+`;

@@ -1,0 +1,143 @@
+/** A problem at one place of a routing document, e.g. `routes[2].versions[0].weight`. */
+export interface RoutingIssue {
+  path: string;
+  message: string;
+}
+
+export interface UnroutableReason {
+  version: number;
+  reason: string;
+}
+
+/** Base of every error this library raises; edges map `code` to HTTP/gRPC status. */
+export abstract class RoutingError extends Error {
+  abstract readonly code: string;
+
+  constructor(message: string) {
+    super(message);
+    this.name = new.target.name;
+  }
+}
+
+/** Invalid `mesh.yaml`, admin edit, or stored table; lists every issue with its field path. */
+export class RoutingValidationError extends RoutingError {
+  readonly code = 'INVALID_ROUTING_CONFIG';
+
+  constructor(
+    readonly source: string,
+    readonly issues: readonly RoutingIssue[],
+  ) {
+    super(
+      `${source}: ${issues.length} problem${issues.length === 1 ? '' : 's'}:\n` +
+        issues.map((i) => `  - ${i.path || '(root)'}: ${i.message}`).join('\n'),
+    );
+  }
+}
+
+/** Missing, malformed or unknown credentials. Never says which tenants exist. */
+export class UnauthenticatedError extends RoutingError {
+  readonly code = 'UNAUTHENTICATED';
+
+  constructor(message = 'missing or invalid API key') {
+    super(message);
+  }
+}
+
+/** A valid credential that is not the admin key (or admin access is disabled). */
+export class AdminForbiddenError extends RoutingError {
+  readonly code = 'ADMIN_FORBIDDEN';
+
+  constructor() {
+    super('admin access requires the admin API key');
+  }
+}
+
+/** The task has no route visible to this tenant. */
+export class RouteNotFoundError extends RoutingError {
+  readonly code = 'TASK_NOT_FOUND';
+
+  constructor(readonly task: string) {
+    super(`unknown task '${task}'`);
+  }
+}
+
+/** The tenant may not call this task (raised before any route lookup, so it leaks nothing). */
+export class TaskNotAllowedError extends RoutingError {
+  readonly code = 'FORBIDDEN_TASK';
+
+  constructor(readonly task: string) {
+    super(`task '${task}' is not allowed for this API key`);
+  }
+}
+
+/** Every weighted version of the route is excluded; `reasons` says why for each. */
+export class NoRoutableVersionError extends RoutingError {
+  readonly code = 'BACKEND_UNAVAILABLE';
+
+  constructor(
+    readonly model: string,
+    readonly reasons: readonly UnroutableReason[],
+  ) {
+    super(
+      `no routable version of model '${model}': ` +
+        (reasons.length === 0
+          ? 'no version has a positive weight'
+          : reasons.map((r) => `v${r.version}: ${r.reason}`).join('; ')),
+    );
+  }
+}
+
+export class RateLimitedError extends RoutingError {
+  readonly code = 'RATE_LIMITED';
+  readonly retryAfterSeconds: number;
+
+  constructor(readonly retryAfterMs: number) {
+    super('rate limit exceeded');
+    // Retry-After is whole seconds; never advertise 0 for a request that was refused.
+    this.retryAfterSeconds = Math.max(1, Math.ceil(retryAfterMs / 1000));
+  }
+}
+
+export class TooManyInFlightError extends RoutingError {
+  readonly code = 'TOO_MANY_IN_FLIGHT';
+  readonly retryAfterSeconds = 1;
+
+  constructor(readonly limit: number) {
+    super(`too many concurrent requests (limit ${limit})`);
+  }
+}
+
+/** A compare-and-set change lost against a concurrent change (or a stale expected epoch). */
+export class EpochConflictError extends RoutingError {
+  readonly code = 'EPOCH_CONFLICT';
+
+  constructor(
+    readonly expectedEpoch: number,
+    readonly actualEpoch: number,
+  ) {
+    super(
+      `routing table changed concurrently (expected epoch ${expectedEpoch}, is ${actualEpoch})`,
+    );
+  }
+}
+
+/** Edit or read of a table that was never seeded. */
+export class RoutingTableMissingError extends RoutingError {
+  readonly code = 'ROUTING_TABLE_MISSING';
+
+  constructor() {
+    super('routing table is not seeded');
+  }
+}
+
+/** Admin delete/read of a route or tenant that does not exist. */
+export class RoutingEntryNotFoundError extends RoutingError {
+  readonly code = 'NOT_FOUND';
+
+  constructor(
+    readonly kind: 'route' | 'tenant',
+    readonly id: string,
+  ) {
+    super(`${kind} '${id}' not found`);
+  }
+}

@@ -69,7 +69,7 @@ const routeShape = z
   .strict()
   .superRefine((route, ctx) => {
     const total = route.versions.reduce((sum, v) => sum + v.weight, 0);
-    if (!(total > 0)) {
+    if (route.versions.length > 0 && !(total > 0)) {
       ctx.addIssue({
         code: 'custom',
         path: ['versions'],

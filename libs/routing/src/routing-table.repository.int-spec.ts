@@ -1,0 +1,243 @@
+import { randomUUID } from 'node:crypto';
+import Redis from 'ioredis';
+import { sha256Hex } from './api-key';
+import { RoutingTableRepository } from './routing-table.repository';
+import {
+  RoutingEntryNotFoundError,
+  RoutingTableMissingError,
+  RoutingValidationError,
+} from './routing.errors';
+import type { Route, RoutingTableData, Tenant } from './routing.types';
+
+const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+const FILE_PREFIX = `test:routing-repository:${randomUUID().slice(0, 8)}`;
+const clients: Redis[] = [];
+let counter = 0;
+
+function connect(): Redis {
+  const client = new Redis(REDIS_URL, { maxRetriesPerRequest: 1 });
+  clients.push(client);
+  return client;
+}
+
+/** A fresh prefix per test so tests cannot see each other's tables. */
+function freshPrefix(): string {
+  counter += 1;
+  return `${FILE_PREFIX}:${counter}`;
+}
+
+const acme: Tenant = {
+  name: 'acme',
+  keySha256: [sha256Hex('acme-key')],
+  allowedTasks: ['*'],
+  rateLimit: { requestsPerSecond: 10, burst: 20 },
+  maxInFlight: 4,
+};
+const intentDefault: Route = {
+  tenant: '*',
+  task: 'intent',
+  model: 'intent-zh',
+  versions: [{ version: 3, weight: 100 }],
+};
+const seed: RoutingTableData = { tenants: [acme], routes: [intentDefault] };
+
+afterAll(async () => {
+  const redis = connect();
+  const keys = await redis.keys(`${FILE_PREFIX}:*`);
+  if (keys.length > 0) await redis.del(...keys);
+  await Promise.all(clients.map((c) => c.quit()));
+});
+
+describe('RoutingTableRepository (real Redis)', () => {
+  it('seeds exactly once when five routers start at the same time', async () => {
+    const prefix = freshPrefix();
+    const seeders = Array.from(
+      { length: 5 },
+      () => new RoutingTableRepository(connect(), { keyPrefix: prefix }),
+    );
+    const results = await Promise.all(seeders.map((r, i) => r.seedIfAbsent(seed, `router-${i}`)));
+    expect(results.filter((r) => r.seeded)).toHaveLength(1);
+    expect(results.map((r) => r.epoch)).toEqual([1, 1, 1, 1, 1]);
+    const [first] = seeders;
+    expect(await first!.load()).toEqual({ epoch: 1, ...seed });
+    const audit = await first!.auditLog();
+    expect(audit).toHaveLength(1);
+    expect(audit[0]).toMatchObject({ epoch: 1, action: 'seed', before: null, after: seed });
+  });
+
+  it('stores everything under the prefix with the {routes} hash tag', async () => {
+    const prefix = freshPrefix();
+    const repo = new RoutingTableRepository(connect(), { keyPrefix: prefix });
+    await repo.seedIfAbsent(seed, 'test');
+    expect((await connect().keys(`${prefix}:*`)).sort()).toEqual([
+      `${prefix}:{routes}:audit`,
+      `${prefix}:{routes}:epoch`,
+      `${prefix}:{routes}:table`,
+    ]);
+  });
+
+  it('leaves an edited table alone on the next seed, so edits survive restarts', async () => {
+    const prefix = freshPrefix();
+    const repo = new RoutingTableRepository(connect(), { keyPrefix: prefix });
+    await repo.seedIfAbsent(seed, 'router-a');
+    const edited = { ...intentDefault, versions: [{ version: 2, weight: 1 }] };
+    await repo.upsertRoute(edited, { who: 'admin' });
+    const again = await new RoutingTableRepository(connect(), { keyPrefix: prefix }).seedIfAbsent(
+      seed,
+      'router-b',
+    );
+    expect(again).toEqual({ seeded: false, epoch: 2 });
+    expect((await repo.load())?.routes).toEqual([edited]);
+  });
+
+  it('reseed replaces the table, bumps the epoch and audits before and after', async () => {
+    const prefix = freshPrefix();
+    const repo = new RoutingTableRepository(connect(), { keyPrefix: prefix });
+    await repo.seedIfAbsent(seed, 'router');
+    const next: RoutingTableData = {
+      tenants: [acme],
+      routes: [{ ...intentDefault, model: 'intent-zh-v2' }],
+    };
+    const result = await repo.reseed(next, 'mesh-cli');
+    expect(result.epoch).toBe(2);
+    expect(await repo.load()).toEqual({ epoch: 2, ...next });
+    const [latest] = await repo.auditLog(1);
+    expect(latest).toMatchObject({
+      epoch: 2,
+      who: 'mesh-cli',
+      action: 'reseed',
+      before: seed,
+      after: next,
+    });
+    expect(Date.parse(latest!.when)).toBeGreaterThan(Date.now() - 60_000);
+  });
+
+  it('audits every edit with who, when, before, after and a strictly increasing epoch', async () => {
+    const prefix = freshPrefix();
+    const repo = new RoutingTableRepository(connect(), { keyPrefix: prefix });
+    await repo.seedIfAbsent(seed, 'router');
+    const acmeRoute: Route = {
+      ...intentDefault,
+      tenant: 'acme',
+      versions: [{ version: 2, weight: 1 }],
+    };
+    const globex: Tenant = { ...acme, name: 'globex', keySha256: [sha256Hex('globex-key')] };
+    await repo.upsertRoute(acmeRoute, { who: 'alice' });
+    await repo.upsertTenant(globex, { who: 'bob' });
+    await repo.upsertTenant({ ...globex, maxInFlight: 9 }, { who: 'bob' });
+    await repo.deleteRoute('acme', 'intent', { who: 'carol' });
+    const final = await repo.deleteTenant('globex', { who: 'dave' });
+    expect(final.epoch).toBe(6);
+    const audit = await repo.auditLog();
+    expect(audit.map((e) => [e.epoch, e.action, e.who, e.target])).toEqual([
+      [6, 'tenant.delete', 'dave', 'globex'],
+      [5, 'route.delete', 'carol', 'acme/intent'],
+      [4, 'tenant.upsert', 'bob', 'globex'],
+      [3, 'tenant.upsert', 'bob', 'globex'],
+      [2, 'route.upsert', 'alice', 'acme/intent'],
+      [1, 'seed', 'router', undefined],
+    ]);
+    expect(audit[2]).toMatchObject({ before: globex, after: { ...globex, maxInFlight: 9 } });
+    expect(audit[4]).toMatchObject({ before: null, after: acmeRoute });
+    expect(audit[1]).toMatchObject({ before: acmeRoute, after: null });
+    expect(await repo.load()).toEqual({ epoch: 6, ...seed });
+  });
+
+  it('publishes each new epoch on the change channel', async () => {
+    const prefix = freshPrefix();
+    const repo = new RoutingTableRepository(connect(), { keyPrefix: prefix });
+    const subscriber = connect();
+    const received: string[] = [];
+    subscriber.on('message', (channel: string, message: string) => {
+      if (channel === repo.keys.channel) received.push(message);
+    });
+    await subscriber.subscribe(`${prefix}:routes:changed`);
+    await repo.seedIfAbsent(seed, 'router');
+    await repo.seedIfAbsent(seed, 'router');
+    await repo.upsertRoute({ ...intentDefault, model: 'm2' }, { who: 'admin' });
+    await repo.reseed(seed, 'admin');
+    // PUBLISH returns after delivery to the socket; a PING round-trip on the subscriber orders us after it.
+    await subscriber.ping();
+    expect(received).toEqual(['1', '2', '3']);
+  });
+
+  it('refuses an edit made against a stale epoch and changes nothing', async () => {
+    const prefix = freshPrefix();
+    const repo = new RoutingTableRepository(connect(), { keyPrefix: prefix });
+    await repo.seedIfAbsent(seed, 'router');
+    await repo.upsertRoute({ ...intentDefault, model: 'm2' }, { who: 'a', expectedEpoch: 1 });
+    await expect(
+      repo.upsertRoute({ ...intentDefault, model: 'm3' }, { who: 'b', expectedEpoch: 1 }),
+    ).rejects.toEqual(
+      expect.objectContaining({ code: 'EPOCH_CONFLICT', expectedEpoch: 1, actualEpoch: 2 }),
+    );
+    expect((await repo.load())?.routes[0]?.model).toBe('m2');
+    expect(await repo.currentEpoch()).toBe(2);
+  });
+
+  it('lands concurrent edits from separate connections without losing any', async () => {
+    const prefix = freshPrefix();
+    await new RoutingTableRepository(connect(), { keyPrefix: prefix }).seedIfAbsent(seed, 'router');
+    const tasks = ['a', 'b', 'c', 'd'];
+    await Promise.all(
+      tasks.map((task) =>
+        new RoutingTableRepository(connect(), { keyPrefix: prefix, maxRetries: 20 }).upsertRoute(
+          { ...intentDefault, task },
+          { who: `editor-${task}` },
+        ),
+      ),
+    );
+    const table = await new RoutingTableRepository(connect(), { keyPrefix: prefix }).load();
+    expect(table?.epoch).toBe(5);
+    expect(table?.routes.map((r) => r.task).sort()).toEqual(['a', 'b', 'c', 'd', 'intent']);
+  });
+
+  it('rejects invalid edits with field paths and leaves the epoch alone', async () => {
+    const prefix = freshPrefix();
+    const repo = new RoutingTableRepository(connect(), { keyPrefix: prefix });
+    await repo.seedIfAbsent(seed, 'router');
+    await expect(
+      repo.upsertRoute({ ...intentDefault, versions: [{ version: 1, weight: -1 }] }, { who: 'a' }),
+    ).rejects.toThrow('versions[0].weight: must be ≥ 0');
+    await expect(
+      repo.upsertRoute({ ...intentDefault, tenant: 'nobody' }, { who: 'a' }),
+    ).rejects.toThrow("routes[1].tenant: unknown tenant 'nobody'");
+    await repo.upsertRoute({ ...intentDefault, tenant: 'acme' }, { who: 'a' });
+    await expect(repo.deleteTenant('acme', { who: 'a' })).rejects.toBeInstanceOf(
+      RoutingValidationError,
+    );
+    await expect(repo.deleteRoute('acme', 'nope', { who: 'a' })).rejects.toBeInstanceOf(
+      RoutingEntryNotFoundError,
+    );
+    await expect(repo.upsertRoute(intentDefault, { who: ' ' })).rejects.toThrow('who: is required');
+    expect(await repo.currentEpoch()).toBe(2);
+  });
+
+  it('refuses edits before the table is seeded', async () => {
+    const repo = new RoutingTableRepository(connect(), { keyPrefix: freshPrefix() });
+    expect(await repo.load()).toBeNull();
+    await expect(repo.upsertRoute(intentDefault, { who: 'a' })).rejects.toBeInstanceOf(
+      RoutingTableMissingError,
+    );
+  });
+
+  it('caps the audit list at the configured size, keeping the newest entries', async () => {
+    const repo = new RoutingTableRepository(connect(), {
+      keyPrefix: freshPrefix(),
+      auditMaxEntries: 3,
+    });
+    await repo.seedIfAbsent(seed, 'router');
+    for (let i = 0; i < 4; i++) await repo.reseed(seed, `admin-${i}`);
+    const audit = await repo.auditLog(100);
+    expect(audit.map((e) => e.epoch)).toEqual([5, 4, 3]);
+  });
+
+  it('keeps epochs increasing even if the table key is lost, so caches never ignore the new table', async () => {
+    const prefix = freshPrefix();
+    const redis = connect();
+    const repo = new RoutingTableRepository(redis, { keyPrefix: prefix });
+    await repo.seedIfAbsent(seed, 'router');
+    await redis.del(repo.keys.table);
+    expect(await repo.seedIfAbsent(seed, 'router')).toEqual({ seeded: true, epoch: 2 });
+  });
+});

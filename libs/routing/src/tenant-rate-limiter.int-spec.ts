@@ -1,0 +1,107 @@
+import { randomUUID } from 'node:crypto';
+import Redis from 'ioredis';
+import { pollUntil } from '../../../test/support/poll';
+import { RateLimitedError } from './routing.errors';
+import { TenantRateLimiter } from './tenant-rate-limiter';
+
+const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+const FILE_PREFIX = `test:routing-ratelimit:${randomUUID().slice(0, 8)}`;
+const clients: Redis[] = [];
+let counter = 0;
+
+/** Resolves once the connection is ready: the limiter falls back to memory before that. */
+async function connect(): Promise<Redis> {
+  const client = new Redis(REDIS_URL, { maxRetriesPerRequest: 1, lazyConnect: true });
+  clients.push(client);
+  await client.connect();
+  return client;
+}
+
+function freshPrefix(): string {
+  counter += 1;
+  return `${FILE_PREFIX}:${counter}`;
+}
+
+// 2 requests/s with a burst of 3 → 3 requests per 2-second window.
+const tight = { name: 'globex', rateLimit: { requestsPerSecond: 2, burst: 3 } };
+
+afterAll(async () => {
+  const redis = await connect();
+  const keys = await redis.keys(`${FILE_PREFIX}:*`);
+  if (keys.length > 0) await redis.del(...keys);
+  await Promise.all(clients.map((c) => c.quit()));
+});
+
+describe('TenantRateLimiter (real Redis)', () => {
+  it('admits the burst, then refuses with a retry-after inside the window', async () => {
+    const limiter = new TenantRateLimiter(await connect(), { keyPrefix: freshPrefix() });
+    const decisions = [];
+    for (let i = 0; i < 4; i++) decisions.push(await limiter.consume(tight));
+    expect(decisions.map((d) => d.allowed)).toEqual([true, true, true, false]);
+    expect(decisions.map((d) => d.remaining)).toEqual([2, 1, 0, 0]);
+    const refused = decisions[3]!;
+    expect(refused.retryAfterMs).toBeGreaterThan(0);
+    expect(refused.retryAfterMs).toBeLessThanOrEqual(2000);
+  });
+
+  it('admit() throws RateLimitedError carrying Retry-After seconds', async () => {
+    const limiter = new TenantRateLimiter(await connect(), { keyPrefix: freshPrefix() });
+    for (let i = 0; i < 3; i++) await limiter.admit(tight);
+    const err: unknown = await limiter.admit(tight).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(RateLimitedError);
+    expect((err as RateLimitedError).code).toBe('RATE_LIMITED');
+    expect((err as RateLimitedError).retryAfterSeconds).toBeGreaterThanOrEqual(1);
+    expect((err as RateLimitedError).retryAfterSeconds).toBeLessThanOrEqual(2);
+  });
+
+  it('shares one budget between router replicas with their own connections', async () => {
+    const keyPrefix = freshPrefix();
+    const replicas = await Promise.all(
+      [0, 1, 2].map(async () => new TenantRateLimiter(await connect(), { keyPrefix })),
+    );
+    const decisions = await Promise.all(
+      [0, 1, 2, 3, 4, 5].map((i) => replicas[i % 3]!.consume(tight)),
+    );
+    expect(decisions.filter((d) => d.allowed)).toHaveLength(3);
+  });
+
+  it('counts tenants separately and keeps keys under the mesh prefix', async () => {
+    const keyPrefix = freshPrefix();
+    const redis = await connect();
+    const limiter = new TenantRateLimiter(redis, { keyPrefix });
+    for (let i = 0; i < 3; i++) await limiter.consume(tight);
+    expect((await limiter.consume(tight)).allowed).toBe(false);
+    expect((await limiter.consume({ ...tight, name: 'acme' })).allowed).toBe(true);
+    const keys = await redis.keys(`${keyPrefix}:*`);
+    expect(keys.sort()).toEqual([
+      `${keyPrefix}:ratelimit:3x2s:acme`,
+      `${keyPrefix}:ratelimit:3x2s:globex`,
+    ]);
+  });
+
+  it('admits again once the window has passed', async () => {
+    const limiter = new TenantRateLimiter(await connect(), { keyPrefix: freshPrefix() });
+    const fast = { name: 'acme', rateLimit: { requestsPerSecond: 1, burst: 1 } };
+    expect((await limiter.consume(fast)).allowed).toBe(true);
+    const refused = await limiter.consume(fast);
+    expect(refused.allowed).toBe(false);
+    const started = Date.now();
+    await pollUntil(async () => ((await limiter.consume(fast)).allowed ? true : undefined), {
+      timeoutMs: 3000,
+      intervalMs: 100,
+      what: 'the window to reopen',
+    });
+    expect(Date.now() - started).toBeLessThanOrEqual(refused.retryAfterMs + 500);
+  });
+
+  it('falls back to an in-process limit with the same window while Redis is unreachable', async () => {
+    // Never connected: the status is not "ready", so no command is queued for later.
+    const offline = new Redis(REDIS_URL, { lazyConnect: true, maxRetriesPerRequest: 0 });
+    clients.push(offline);
+    const limiter = new TenantRateLimiter(offline, { keyPrefix: freshPrefix() });
+    const decisions = [];
+    for (let i = 0; i < 4; i++) decisions.push(await limiter.consume(tight));
+    expect(decisions.map((d) => d.allowed)).toEqual([true, true, true, false]);
+    expect(offline.status).toBe('wait');
+  });
+});

@@ -1,0 +1,31 @@
+import { InputTooLargeError, InputValidationError } from './preprocessing.errors';
+
+// String.prototype.toWellFormed is in Node 20 but not in the ES2023 lib typings.
+const toWellFormed = (s: string): string =>
+  (s as unknown as { toWellFormed(): string }).toWellFormed();
+
+/**
+ * Checks one user text before tokenization. Length is counted in UTF-16 code units
+ * (JavaScript's `string.length`) against `hardMaxChars`. Lone surrogates are replaced by
+ * U+FFFD, which BERT normalisation then drops, so invalid UTF-16 encodes deterministically
+ * (the Rust binding does the same replacement when the string crosses into UTF-8).
+ */
+export class TextInputGuard {
+  constructor(private readonly hardMaxChars: number) {}
+
+  text(value: unknown, field: 'text' | 'textPair', index: number): string {
+    if (typeof value !== 'string') {
+      this.fail(
+        `${field} at index ${index} must be a string, got ${value === null ? 'null' : typeof value}`,
+      );
+    }
+    if (value.length > this.hardMaxChars) {
+      throw new InputTooLargeError(field, index, value.length, this.hardMaxChars);
+    }
+    return toWellFormed(value);
+  }
+
+  fail(reason: string): never {
+    throw new InputValidationError(reason);
+  }
+}

@@ -1,0 +1,67 @@
+export {
+  DATA_TYPES,
+  KSERVE_DATATYPES,
+  bytesPerElement,
+  dataTypeFromNumber,
+  dataTypeToKserve,
+  kserveToDataType,
+  type DataType,
+  type KserveDatatype,
+  type TensorDataType,
+} from './data-type';
+export { ModelConfigParseError } from './model-config.errors';
+export {
+  parseModelConfig,
+  parseModelConfigDetailed,
+  type ParsedModelConfig,
+} from './model-config.parser';
+export {
+  modelConfigToProtoJson,
+  type ProtoJson,
+  type ProtoJsonValue,
+} from './model-config.proto-json';
+export {
+  INPUT_FORMATS,
+  INSTANCE_GROUP_KINDS,
+  MODEL_PRIORITIES,
+  TIMEOUT_ACTIONS,
+  type DynamicBatching,
+  type ExecutionAccelerator,
+  type InputFormat,
+  type InstanceGroup,
+  type InstanceGroupKind,
+  type ModelConfig,
+  type ModelInput,
+  type ModelOutput,
+  type ModelParameter,
+  type ModelPriority,
+  type ModelWarmup,
+  type OptimizationPolicy,
+  type QueuePolicy,
+  type TensorReshape,
+  type TimeoutAction,
+  type VersionPolicy,
+  type WarmupInput,
+} from './model-config.types';
+export { ModelRepositoryError, type ModelRepositoryErrorCode } from './model-repository.errors';
+export {
+  CONFIG_FILE,
+  ModelRepositoryReader,
+  parseLabels,
+  type ModelEntry,
+} from './model-repository.reader';
+export type { IgnoredField } from './pbtxt.reader';
+export {
+  ManifestError,
+  type ManifestErrorCode,
+  type ManifestIssue,
+} from './preprocess-manifest.errors';
+export { MANIFEST_FILE, manifestLabel, readPreprocessManifest } from './preprocess-manifest.reader';
+export {
+  parsePreprocessManifest,
+  preprocessManifestSchema,
+  type PostprocessSpec,
+  type PreprocessManifest,
+} from './preprocess-manifest.schema';
+export { sha256File } from './sha256-file';
+export { DEFAULT_VERSION_POLICY, missingVersions, selectVersions } from './version-policy';

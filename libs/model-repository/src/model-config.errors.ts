@@ -1,0 +1,18 @@
+/**
+ * A `config.pbtxt` that cannot be read as a Triton ModelConfig: a syntax error, a value of the
+ * wrong type, or a config Triton itself would reject. The message starts with `file:line:column`
+ * so editors and logs jump straight to the spot.
+ */
+export class ModelConfigParseError extends Error {
+  readonly code = 'MODEL_CONFIG_INVALID';
+
+  constructor(
+    readonly file: string,
+    readonly line: number,
+    readonly column: number,
+    readonly reason: string,
+  ) {
+    super(`${file}:${line}:${column}: ${reason}`);
+    this.name = 'ModelConfigParseError';
+  }
+}

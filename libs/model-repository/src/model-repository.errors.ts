@@ -1,0 +1,13 @@
+export type ModelRepositoryErrorCode = 'REPOSITORY_NOT_FOUND' | 'REPOSITORY_UNREADABLE';
+
+/** The repository root itself cannot be scanned (a single model's problems never throw). */
+export class ModelRepositoryError extends Error {
+  constructor(
+    readonly code: ModelRepositoryErrorCode,
+    readonly root: string,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'ModelRepositoryError';
+  }
+}

@@ -16,6 +16,7 @@ export {
   type RoutingTableRepositoryOptions,
   type SeedResult,
 } from './routing-table.repository';
+export { seedFromMeshConfig, type SeedFromFileOptions } from './routing-seed';
 export { formatPath, parseRoute, parseRoutingTableData, parseTenant } from './routing-table.schema';
 export {
   AdminForbiddenError,

@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
+import { join } from 'node:path';
 import Redis from 'ioredis';
 import { sha256Hex } from './api-key';
+import { seedFromMeshConfig } from './routing-seed';
 import { RoutingTableRepository } from './routing-table.repository';
 import {
   RoutingEntryNotFoundError,
@@ -239,5 +241,37 @@ describe('RoutingTableRepository (real Redis)', () => {
     await repo.seedIfAbsent(seed, 'router');
     await redis.del(repo.keys.table);
     expect(await repo.seedIfAbsent(seed, 'router')).toEqual({ seeded: true, epoch: 2 });
+  });
+});
+
+describe('seedFromMeshConfig (real Redis)', () => {
+  const file = join(__dirname, '../../../deploy/config/mesh.yaml');
+
+  it('seeds the committed mesh.yaml once and replaces an edited table only when forced', async () => {
+    const repo = new RoutingTableRepository(connect(), { keyPrefix: freshPrefix() });
+    expect(await seedFromMeshConfig(repo, file, { who: 'router' })).toEqual({
+      seeded: true,
+      epoch: 1,
+    });
+    const original = await repo.load();
+    await repo.deleteRoute('acme', 'intent', { who: 'admin' });
+    expect(await seedFromMeshConfig(repo, file, { who: 'router' })).toEqual({
+      seeded: false,
+      epoch: 2,
+    });
+    expect(await seedFromMeshConfig(repo, file, { who: 'mesh-cli', force: true })).toEqual({
+      seeded: true,
+      epoch: 3,
+    });
+    expect(await repo.load()).toEqual({ ...original, epoch: 3 });
+    expect((await repo.auditLog(1))[0]).toMatchObject({ action: 'reseed', who: 'mesh-cli' });
+  });
+
+  it('fails on a broken file even when a table already exists', async () => {
+    const repo = new RoutingTableRepository(connect(), { keyPrefix: freshPrefix() });
+    await seedFromMeshConfig(repo, file, { who: 'router' });
+    await expect(
+      seedFromMeshConfig(repo, join(__dirname, 'no-such.yaml'), { who: 'router' }),
+    ).rejects.toThrow(/ENOENT/);
   });
 });

@@ -180,6 +180,10 @@ describe('RoutingTableCache (real Redis)', () => {
     });
     expect(cache.current().epoch).toBe(1);
     expect(warnings[0]).toMatchObject({ trigger: 'message', epoch: 1 });
+
+    await redis.mset(repository.keys.table, 'not json', repository.keys.epoch, '10');
+    await expect(cache.refresh()).rejects.toThrow(/not JSON/);
+    expect(cache.resolve('acme', 'intent').route).toEqual(intent);
   });
 
   it('stops following changes after close', async () => {

@@ -76,7 +76,8 @@ export class RoutingTableRepository {
   async load(): Promise<RoutingTable | null> {
     const [json, epoch] = await this.redis.mget(this.keys.table, this.keys.epoch);
     if (json === null || json === undefined) return null;
-    const data = parseRoutingTableData(JSON.parse(json) as unknown, `redis ${this.keys.table}`);
+    const source = `redis ${this.keys.table}`;
+    const data = parseRoutingTableData(parseJson(json, source), source);
     return { epoch: Number(epoch ?? 0), ...data };
   }
 
@@ -241,4 +242,13 @@ function routeId(tenant: string, task: string): string {
 /** Re-checks the whole table after an edit so cross-entry rules hold (unique routes, known tenants). */
 function validateEdited(edit: Edit): RoutingTableData {
   return parseRoutingTableData(edit.next, `routing table after ${edit.action} ${edit.target}`);
+}
+
+function parseJson(text: string, source: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch (err: unknown) {
+    const message = err instanceof Error ? err.message : String(err);
+    throw new RoutingValidationError(source, [{ path: '', message: `not JSON: ${message}` }]);
+  }
 }

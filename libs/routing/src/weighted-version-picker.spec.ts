@@ -80,6 +80,16 @@ describe('WeightedVersionPicker', () => {
     for (const k of stayed) expect(picker.pick(after, { stickyKey: k }).version).toBe(2);
   });
 
+  it('treats an empty sticky key as no key and draws at random', () => {
+    let i = 0;
+    const evenly = new WeightedVersionPicker(() => (i++ % 10) / 10);
+    const r = route({ 1: 50, 2: 50 });
+    const got = new Set(
+      Array.from({ length: 10 }, () => evenly.pick(r, { stickyKey: '' }).version),
+    );
+    expect(got).toEqual(new Set([1, 2]));
+  });
+
   it('never picks a zero-weight version', () => {
     const r = route({ 1: 0, 2: 1 });
     expect(new Set(keys.map((k) => picker.pick(r, { stickyKey: k }).version))).toEqual(

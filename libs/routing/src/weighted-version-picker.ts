@@ -3,7 +3,7 @@ import type { Route } from './routing.types';
 import { stickyFraction } from './sticky-hash';
 
 export interface PickOptions {
-  /** Same key → same version while the route's weights and routable set are unchanged. */
+  /** Same key → same version while the route's weights and routable set are unchanged; '' = none. */
   stickyKey?: string;
   /** Reason the version must not get traffic (manifest failed, no READY backend ...), or undefined. */
   unroutableReason?: (model: string, version: number) => string | undefined;
@@ -50,13 +50,14 @@ export class WeightedVersionPicker {
     const shadow = route.shadow;
     if (!shadow) return undefined;
     const percent = shadow.percent ?? 100;
-    const key = options.stickyKey === undefined ? undefined : options.stickyKey + SHADOW_SALT;
+    const key = options.stickyKey ? options.stickyKey + SHADOW_SALT : undefined;
     if (this.draw(key) * 100 >= percent) return undefined;
     if (options.unroutableReason?.(route.model, shadow.version) !== undefined) return undefined;
     return { model: route.model, version: shadow.version };
   }
 
+  /** An empty key counts as none: it would otherwise send every such request to one version. */
   private draw(stickyKey: string | undefined): number {
-    return stickyKey === undefined ? this.random() : stickyFraction(stickyKey);
+    return stickyKey ? stickyFraction(stickyKey) : this.random();
   }
 }

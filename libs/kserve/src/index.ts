@@ -105,3 +105,39 @@ export {
   type TypedArray,
   type TypedArrayFor,
 } from './tensor.types';
+export { refreshBackend } from './backend-discovery';
+export { buildInferRequest, decodeInferResponse } from './infer-request.mapper';
+export { isBackendFault, KServeBackend } from './kserve-backend';
+export { KServeBackendPool, type ModelConfigOptions } from './kserve-backend-pool';
+export {
+  createChannelCredentials,
+  KServeClient,
+  type CallOptions,
+  type KServeClientOptions,
+} from './kserve.client';
+export { kserveClientEnv, kservePoolOptionsFromEnv, type KServeClientEnv } from './kserve.config';
+export {
+  BackendError,
+  BackendUnavailableError,
+  grpcStatusName,
+  isRetryableBackendError,
+} from './kserve.errors';
+export {
+  DEFAULT_MAX_MESSAGE_BYTES,
+  type BackendStatus,
+  type BreakerOptions,
+  type CircuitStateName,
+  type InferCall,
+  type InferParameterValue,
+  type InferResult,
+  type KServePoolOptions,
+  type ReadyModel,
+  type TlsOptions,
+} from './kserve-pool.types';
+export {
+  backoffDelay,
+  DEFAULT_RETRY,
+  runWithRetries,
+  type RetryOptions,
+  type RetryRun,
+} from './retry.policy';

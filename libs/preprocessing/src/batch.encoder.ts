@@ -3,12 +3,13 @@ import type { BertTokenizer, SegmentTokens, TemplatePiece } from './bert.tokeniz
 import type { PipelineDefinition } from './pipeline.registry';
 import type { EncodedBatch, Int64Tensor, TextInput, TokenizeResult } from './preprocessing.types';
 import { TextInputGuard } from './text-input.guard';
-import { pairKeepLengths } from './truncation';
+import { longestFirstKeep } from './truncation';
 
 export interface EncoderOptions {
   maxLength: number;
   hardMaxChars: number;
-  inputNames: { ids: string; mask: string; typeIds: string };
+  /** Model input names; without `typeIds` the model takes no token type tensor. */
+  inputNames: { ids: string; mask: string; typeIds?: string };
 }
 
 /** One item after tokenization and truncation, before padding. */
@@ -62,12 +63,19 @@ export class BatchEncoder {
       shape,
       data,
     });
+    const inputIds = tensor(names.ids, toInt64(ids));
+    const attentionMask = tensor(names.mask, toInt64(mask));
+    const tokenTypeIds = tensor(names.typeIds ?? 'token_type_ids', toInt64(types));
     return {
       batchSize: rows.length,
       seqLength: seq,
-      inputIds: tensor(names.ids, toInt64(ids)),
-      attentionMask: tensor(names.mask, toInt64(mask)),
-      tokenTypeIds: tensor(names.typeIds, toInt64(types)),
+      inputIds,
+      attentionMask,
+      tokenTypeIds,
+      tensors:
+        names.typeIds === undefined
+          ? [inputIds, attentionMask]
+          : [inputIds, attentionMask, tokenTypeIds],
       tokenCounts,
       truncated: rows.map((r) => r.truncated),
     };
@@ -112,17 +120,24 @@ export class BatchEncoder {
   }
 
   private row(input: TextInput, index: number): Row {
-    const text = this.guard.text(input?.text, 'text', index);
+    if (typeof input !== 'object' || input === null)
+      this.guard.fail(`item ${index} is not an object`);
+    const text = this.guard.text(input.text, 'text', index);
     const pair =
       input.textPair === undefined ? undefined : this.guard.text(input.textPair, 'textPair', index);
     const isPair = pair !== undefined;
+    if (isPair && !this.pipeline.pairs) {
+      this.guard.fail(
+        `textPair at index ${index}: pipeline ${this.pipeline.id} takes single texts only`,
+      );
+    }
     const template = isPair ? this.tokenizer.pair : this.tokenizer.single;
     const specials = this.tokenizer.specialCount(isPair);
     const budget = this.options.maxLength - specials;
     const prepare = this.pipeline.prepare;
     let a = this.tokenizer.segment(text, prepare, budget);
     let b = isPair ? this.tokenizer.segment(pair, prepare, budget) : undefined;
-    if (b && !a.complete && !b.complete && this.pipeline.truncation === 'longest_first') {
+    if (b && !a.complete && !b.complete) {
       // Both sides are over budget: which one is longer decides who keeps the odd token.
       a = this.tokenizer.segment(text, prepare);
       b = this.tokenizer.segment(pair!, prepare);
@@ -130,7 +145,7 @@ export class BatchEncoder {
     const lenA = a.ids.length;
     const lenB = b ? b.ids.length : 0;
     const keep: [number, number] = b
-      ? pairKeepLengths(this.pipeline.truncation, lenA, lenB, budget)
+      ? longestFirstKeep(lenA, lenB, budget)
       : [Math.min(lenA, budget), 0];
     const truncated = keep[0] < lenA || keep[1] < lenB;
     return { template, segments: [a, b], keep, length: specials + keep[0] + keep[1], truncated };

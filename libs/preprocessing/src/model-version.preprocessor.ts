@@ -1,3 +1,4 @@
+import type { PreprocessManifest } from '@mesh/model-repository';
 import type { BatchEncoder } from './batch.encoder';
 import type { OutputPostprocessor } from './output.postprocessor';
 import type { PipelineDefinition } from './pipeline.registry';
@@ -5,7 +6,6 @@ import type {
   EncodedBatch,
   OutputTensor,
   Prediction,
-  PreprocessingManifest,
   TextInput,
   TokenizeResult,
 } from './preprocessing.types';
@@ -19,7 +19,7 @@ export class ModelVersionPreprocessor {
     readonly model: string,
     readonly version: string,
     readonly pipeline: PipelineDefinition,
-    readonly manifest: Readonly<PreprocessingManifest>,
+    readonly manifest: Readonly<PreprocessManifest>,
     readonly tokenizerSha256: string,
     private readonly encoder: BatchEncoder,
     private readonly postprocessor: OutputPostprocessor,

@@ -1,15 +1,10 @@
 import { OutputShapeError } from './preprocessing.errors';
-import type {
-  ClassificationPostprocess,
-  EmbeddingPostprocess,
-  EncodedBatch,
-  LabelScore,
-  OutputTensor,
-  Prediction,
-} from './preprocessing.types';
+import type { PostprocessSpec } from '@mesh/model-repository';
+import type { EncodedBatch, LabelScore, OutputTensor, Prediction } from './preprocessing.types';
 
-export type Activation = 'softmax' | 'sigmoid' | 'none';
-export const ACTIVATIONS: readonly Activation[] = ['softmax', 'sigmoid', 'none'];
+type ClassificationPostprocess = Extract<PostprocessSpec, { kind: 'classification' }>;
+type EmbeddingPostprocess = Extract<PostprocessSpec, { kind: 'embedding' }>;
+type Activation = ClassificationPostprocess['activation'];
 
 /**
  * Turns model outputs into answers as the version's manifest describes: logits
@@ -18,7 +13,7 @@ export const ACTIVATIONS: readonly Activation[] = ['softmax', 'sigmoid', 'none']
  */
 export class OutputPostprocessor {
   constructor(
-    private readonly spec: ClassificationPostprocess | EmbeddingPostprocess,
+    private readonly spec: PostprocessSpec,
     private readonly labels: readonly string[],
   ) {}
 
@@ -39,12 +34,12 @@ export class OutputPostprocessor {
       );
     }
     const spec = this.spec as ClassificationPostprocess;
-    const topK = Math.max(1, Math.min(spec.topK ?? numLabels, numLabels));
+    const topK = Math.max(1, Math.min(spec.topK, numLabels));
     const out: Prediction[] = [];
     for (let r = 0; r < batchSize; r++) {
       const probs = activate(
         output.data.subarray(r * numLabels, (r + 1) * numLabels),
-        spec.activation as Activation,
+        spec.activation,
       );
       const order = Array.from(probs.keys()).sort((a, b) => probs[b]! - probs[a]! || a - b);
       const scores: LabelScore[] = order

@@ -1,5 +1,6 @@
-/** How a text pair is cut down to `maxLength` (single texts always keep their first tokens). */
-export type PairTruncation = 'only_second' | 'longest_first';
+import type { PreprocessManifest } from '@mesh/model-repository';
+
+type Truncation = PreprocessManifest['truncation'];
 
 /**
  * One released preprocessing behaviour. Immutable: changing what any of these fields or
@@ -10,10 +11,17 @@ export interface PipelineDefinition {
   readonly name: string;
   readonly version: number;
   /** `fixed`: every row padded to `maxLength`; `dynamic`: to the longest row of the batch. */
-  readonly padding: 'fixed' | 'dynamic';
-  readonly truncation: PairTruncation;
+  readonly padding: PreprocessManifest['padding'];
+  /** Whether text pairs are accepted; pairs are truncated longest-first. */
+  readonly pairs: boolean;
+  /** Manifest `truncation` values that describe what this pipeline does. */
+  readonly truncation: readonly Truncation[];
   readonly description: string;
-  /** The pipeline's own text step, run before the tokenizer (after well-forming). */
+  /**
+   * The pipeline's own text step, run before the tokenizer (after lone surrogates became
+   * U+FFFD). Must work per character run so that a text cut at a safe point (see safe-cut.ts)
+   * prepares to the prefix of the whole text's result.
+   */
   prepare(text: string): string;
 }
 
@@ -28,10 +36,12 @@ const BUILT_IN: readonly PipelineDefinition[] = [
     name: 'bert-wordpiece',
     version: 1,
     padding: 'fixed' as const,
-    truncation: 'only_second' as const,
+    pairs: false,
+    // For a single text every strategy keeps the first maxLength - 2 tokens.
+    truncation: Object.freeze(['longest_first', 'only_first'] as const),
     description:
-      'BERT normalisation + WordPiece from tokenizer.json, [CLS] A [SEP] (B [SEP]), pairs lose ' +
-      'tokens from the end of B first then A, fixed padding to maxLength',
+      'BERT normalisation + WordPiece from tokenizer.json, [CLS] text [SEP], truncation to ' +
+      'maxLength, fixed padding to maxLength; single texts only',
     prepare: identity,
   }),
   Object.freeze({
@@ -39,10 +49,11 @@ const BUILT_IN: readonly PipelineDefinition[] = [
     name: 'bert-wordpiece',
     version: 2,
     padding: 'dynamic' as const,
-    truncation: 'longest_first' as const,
+    pairs: true,
+    truncation: Object.freeze(['longest_first'] as const),
     description:
-      'Unicode NFKC before the tokenizer, then as @1; pairs truncated longest-first; dynamic ' +
-      'padding to the longest item of the batch',
+      'Unicode NFKC before the tokenizer, then as @1; text pairs [CLS] A [SEP] B [SEP] ' +
+      'truncated longest-first; dynamic padding to the longest item of the batch',
     prepare: nfkc,
   }),
 ];

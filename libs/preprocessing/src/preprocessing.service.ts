@@ -3,10 +3,10 @@ import { isAbsolute, join, relative } from 'node:path';
 import { BatchEncoder } from './batch.encoder';
 import type { BertTokenizer } from './bert.tokenizer';
 import { ModelVersionPreprocessor } from './model-version.preprocessor';
-import { ACTIVATIONS, OutputPostprocessor, type Activation } from './output.postprocessor';
+import type { ModelConfig, PreprocessManifest } from '@mesh/model-repository';
+import { OutputPostprocessor } from './output.postprocessor';
 import { PipelineRegistry, type PipelineDefinition } from './pipeline.registry';
 import { PreprocessingMismatchError, type PreprocessingMismatchCode } from './preprocessing.errors';
-import type { ModelInputsConfig, PreprocessingManifest } from './preprocessing.types';
 import { TokenizerCache, type TokenizerFile } from './tokenizer.cache';
 
 export interface LoadModelVersionArgs {
@@ -15,9 +15,9 @@ export interface LoadModelVersionArgs {
   /** `model_repository/<model>/<version>`: the manifest's tokenizer file is relative to it. */
   versionDir: string;
   /** The version's parsed `preprocess.json`. */
-  manifest: PreprocessingManifest;
-  /** The model's parsed `config.pbtxt`. */
-  config: ModelInputsConfig;
+  manifest: PreprocessManifest;
+  /** The model's parsed `config.pbtxt` (its input and output names are checked). */
+  config: Pick<ModelConfig, 'input' | 'output'>;
   /** `labels.txt` lines for classification outputs (missing labels read as `LABEL_<i>`). */
   labels?: readonly string[];
 }
@@ -73,7 +73,7 @@ export class PreprocessingService {
     );
   }
 
-  private checkPipeline(m: PreprocessingManifest, fail: Fail): PipelineDefinition {
+  private checkPipeline(m: PreprocessManifest, fail: Fail): PipelineDefinition {
     const pipeline = this.registry.get(m.pipeline, m.pipelineVersion);
     const id = PipelineRegistry.pipelineId(m.pipeline, m.pipelineVersion);
     if (!pipeline) {
@@ -89,19 +89,20 @@ export class PreprocessingService {
     const wrong: string[] = [];
     if (m.padding !== pipeline.padding)
       wrong.push(`padding "${m.padding}" (${id} pads "${pipeline.padding}")`);
-    if (m.truncation !== pipeline.truncation)
-      wrong.push(`truncation "${m.truncation}" (${id} truncates "${pipeline.truncation}")`);
-    const post = m.postprocess;
-    if (post.kind === 'classification' && !ACTIVATIONS.includes(post.activation as Activation)) {
-      wrong.push(`activation "${post.activation}" (supported: ${ACTIVATIONS.join(', ')})`);
+    if (!pipeline.truncation.includes(m.truncation)) {
+      wrong.push(`truncation "${m.truncation}" (${id} does ${pipeline.truncation.join(' / ')})`);
     }
     if (wrong.length > 0)
       fail('PIPELINE_OPTION_MISMATCH', `preprocess.json declares ${wrong.join('; ')}`);
     return pipeline;
   }
 
-  private checkNames(m: PreprocessingManifest, config: ModelInputsConfig, fail: Fail): void {
-    const declared = [m.inputs.ids, m.inputs.mask, m.inputs.typeIds];
+  private checkNames(
+    m: PreprocessManifest,
+    config: Pick<ModelConfig, 'input' | 'output'>,
+    fail: Fail,
+  ): void {
+    const declared = [m.inputs.ids, m.inputs.mask, m.inputs.typeIds].filter((n) => n !== undefined);
     const actual = config.input.map((i) => i.name);
     const missing = declared.filter((n) => !actual.includes(n));
     const extra = actual.filter((n) => !declared.includes(n));
@@ -119,8 +120,8 @@ export class PreprocessingService {
         `${parts.filter(Boolean).join('; ')} (config.pbtxt has [${actual.join(', ')}])`,
       );
     }
-    const outputs = config.output?.map((o) => o.name);
-    if (outputs && !outputs.includes(m.postprocess.output)) {
+    const outputs = config.output.map((o) => o.name);
+    if (!outputs.includes(m.postprocess.output)) {
       fail(
         'OUTPUT_NAME_MISMATCH',
         `postprocess output "${m.postprocess.output}" is not a config.pbtxt output ([${outputs.join(', ')}])`,

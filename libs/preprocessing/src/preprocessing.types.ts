@@ -1,41 +1,3 @@
-/**
- * The parts of `preprocess.json` this library interprets. Structurally compatible with
- * `PreprocessManifest` from `@mesh/model-repository` (which owns and validates the schema),
- * so callers pass the parsed manifest straight in.
- */
-export interface PreprocessingManifest {
-  pipeline: string;
-  pipelineVersion: number;
-  tokenizer: { file: string; sha256: string };
-  maxLength: number;
-  hardMaxChars: number;
-  padding: string;
-  truncation: string;
-  inputs: { ids: string; mask: string; typeIds: string };
-  postprocess: ClassificationPostprocess | EmbeddingPostprocess;
-}
-
-export interface ClassificationPostprocess {
-  kind: 'classification';
-  output: string;
-  activation: string;
-  topK?: number;
-}
-
-export interface EmbeddingPostprocess {
-  kind: 'embedding';
-  output: string;
-  pooling: 'cls' | 'mean';
-  normalize?: boolean;
-}
-
-/** The parts of a Triton `ModelConfig` (from `@mesh/model-repository`) checked against the manifest. */
-export interface ModelInputsConfig {
-  name: string;
-  input: readonly { name: string }[];
-  output?: readonly { name: string }[];
-}
-
 /** A text, or a text pair (e.g. question + passage). */
 export interface TextInput {
   text: string;
@@ -61,6 +23,8 @@ export interface EncodedBatch {
   inputIds: Int64Tensor;
   attentionMask: Int64Tensor;
   tokenTypeIds: Int64Tensor;
+  /** The tensors the model takes, named as in its manifest (type ids only if it names them). */
+  tensors: Int64Tensor[];
   tokenCounts: Int32Array;
   truncated: boolean[];
 }

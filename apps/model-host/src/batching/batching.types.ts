@@ -1,0 +1,38 @@
+/** Queue and batching policy of one model version, from config.pbtxt's dynamic_batching. */
+export interface QueuePolicy {
+  /** 0 = unbounded. */
+  maxQueueSize: number;
+  /** 0 = no timeout. */
+  defaultTimeoutUs: number;
+  allowTimeoutOverride: boolean;
+}
+
+export interface BatchingPolicy {
+  /** False: every request runs on its own (no dynamic_batching block). */
+  enabled: boolean;
+  /** Rows per batch; 0 means the model has no batch dimension. */
+  maxBatchSize: number;
+  preferredBatchSizes: number[];
+  maxQueueDelayUs: number;
+  /** 0 = no priorities (one level). */
+  priorityLevels: number;
+  defaultPriorityLevel: number;
+  defaultQueuePolicy: QueuePolicy;
+  /** Per priority level overrides. */
+  priorityQueuePolicy: Map<number, QueuePolicy>;
+}
+
+/** One request waiting for a batch. `rows` is its size along the batch dimension. */
+export interface QueuedItem<T> {
+  payload: T;
+  rows: number;
+  level: number;
+  enqueuedNs: bigint;
+  /** 0n = never expires. */
+  deadlineNs: bigint;
+  resolve: (value: unknown) => void;
+  reject: (err: Error) => void;
+}
+
+/** Runs one formed batch; resolves each item itself (per-request results differ). */
+export type BatchRunner<T> = (batch: QueuedItem<T>[]) => Promise<void>;

@@ -1,0 +1,181 @@
+import { ModelUnavailableError } from '../core/model-host.errors';
+import type { BatchRunner, BatchingPolicy, QueuePolicy, QueuedItem } from './batching.types';
+
+const now = (): bigint => process.hrtime.bigint();
+
+/**
+ * Triton-style dynamic batcher for one model version. A batch is formed only when an instance
+ * is free, so under load the queue grows and batches grow with it. A batch goes out at once
+ * when it is full or reaches a preferred size; otherwise it waits until the oldest request has
+ * queued for max_queue_delay. Lower priority numbers are served first; each level keeps FIFO.
+ */
+export class DynamicBatcher<T> {
+  private readonly levels = new Map<number, QueuedItem<T>[]>();
+  private busy = 0;
+  private timer: NodeJS.Timeout | undefined;
+  private closed = false;
+  private idleWaiters: Array<() => void> = [];
+
+  constructor(
+    private readonly policy: BatchingPolicy,
+    private readonly slots: () => number,
+    private readonly runBatch: BatchRunner<T>,
+    private readonly onExpired: (item: QueuedItem<T>) => void = () => undefined,
+  ) {}
+
+  /** Requests waiting (not yet in a batch). */
+  get queued(): number {
+    let n = 0;
+    for (const q of this.levels.values()) n += q.length;
+    return n;
+  }
+
+  get inFlightBatches(): number {
+    return this.busy;
+  }
+
+  /** Queues a request and resolves with whatever the runner resolves it with. */
+  submit<R>(payload: T, rows: number, priority: number, timeoutUs: number): Promise<R> {
+    if (this.closed) {
+      return Promise.reject(new ModelUnavailableError('model version is unloading'));
+    }
+    const level = this.levelOf(priority);
+    const qp = this.queuePolicy(level);
+    const queue = this.levels.get(level) ?? [];
+    if (qp.maxQueueSize > 0 && queue.length >= qp.maxQueueSize) {
+      return Promise.reject(
+        new ModelUnavailableError(
+          `exceeds maximum queue size (${qp.maxQueueSize} at priority level ${level})`,
+        ),
+      );
+    }
+    const effectiveTimeout =
+      timeoutUs > 0 && (qp.allowTimeoutOverride || qp.defaultTimeoutUs === 0)
+        ? timeoutUs
+        : qp.defaultTimeoutUs;
+    const enqueuedNs = now();
+    return new Promise<R>((resolve, reject) => {
+      queue.push({
+        payload,
+        rows,
+        level,
+        enqueuedNs,
+        deadlineNs: effectiveTimeout > 0 ? enqueuedNs + BigInt(effectiveTimeout) * 1000n : 0n,
+        resolve: resolve as (v: unknown) => void,
+        reject,
+      });
+      this.levels.set(level, queue);
+      this.schedule();
+    });
+  }
+
+  /** Stops taking requests and resolves once queued and running batches are done. */
+  drain(): Promise<void> {
+    this.closed = true;
+    this.schedule();
+    if (this.queued === 0 && this.busy === 0) return Promise.resolve();
+    return new Promise((resolve) => this.idleWaiters.push(resolve));
+  }
+
+  /** Forms and starts as many batches as there are free instances. */
+  schedule(): void {
+    if (this.timer) {
+      clearTimeout(this.timer);
+      this.timer = undefined;
+    }
+    while (this.busy < this.slots()) {
+      this.expire();
+      const order = this.ordered();
+      if (order.length === 0) break;
+      const decision = this.decide(order);
+      if (decision.kind === 'wait') {
+        this.timer = setTimeout(() => this.schedule(), Math.max(1, Math.ceil(decision.us / 1000)));
+        break;
+      }
+      this.start(order.slice(0, decision.count));
+    }
+    this.notifyIdle();
+  }
+
+  private start(batch: QueuedItem<T>[]): void {
+    for (const item of batch) {
+      const q = this.levels.get(item.level);
+      q?.splice(q.indexOf(item), 1);
+    }
+    this.busy++;
+    this.runBatch(batch)
+      .catch((err: unknown) => {
+        const e = err instanceof Error ? err : new Error(String(err));
+        for (const item of batch) item.reject(e);
+      })
+      .finally(() => {
+        this.busy--;
+        this.schedule();
+      });
+  }
+
+  /** How many of the ordered requests to send now, or how long to wait. */
+  private decide(
+    order: QueuedItem<T>[],
+  ): { kind: 'send'; count: number } | { kind: 'wait'; us: number } {
+    const p = this.policy;
+    if (!p.enabled || p.maxBatchSize === 0) return { kind: 'send', count: 1 };
+    let rows = 0;
+    let count = 0;
+    let preferredCount = 0;
+    for (const item of order) {
+      if (count > 0 && rows + item.rows > p.maxBatchSize) break;
+      rows += item.rows;
+      count++;
+      if (p.preferredBatchSizes.includes(rows)) preferredCount = count;
+    }
+    const full = count < order.length || rows >= p.maxBatchSize;
+    if (full) return { kind: 'send', count };
+    const largestPreferred = Math.max(0, ...p.preferredBatchSizes);
+    // A preferred size goes out at once when nothing bigger is reachable from what is queued.
+    if (preferredCount > 0 && (rows >= largestPreferred || preferredCount === count)) {
+      return { kind: 'send', count: preferredCount };
+    }
+    const oldest = order.reduce((a, b) => (a.enqueuedNs < b.enqueuedNs ? a : b));
+    const waitedUs = Number(now() - oldest.enqueuedNs) / 1000;
+    if (waitedUs >= p.maxQueueDelayUs) return { kind: 'send', count };
+    return { kind: 'wait', us: p.maxQueueDelayUs - waitedUs };
+  }
+
+  /** Queued requests, highest priority (lowest number) first, FIFO within a level. */
+  private ordered(): QueuedItem<T>[] {
+    const keys = [...this.levels.keys()].sort((a, b) => a - b);
+    return keys.flatMap((k) => this.levels.get(k) ?? []);
+  }
+
+  private expire(): void {
+    const t = now();
+    for (const [level, queue] of this.levels) {
+      const keep = queue.filter((item) => item.deadlineNs === 0n || item.deadlineNs > t);
+      if (keep.length === queue.length) continue;
+      for (const item of queue) {
+        if (keep.includes(item)) continue;
+        this.onExpired(item);
+        item.reject(new ModelUnavailableError('request timeout expired while queued'));
+      }
+      this.levels.set(level, keep);
+    }
+  }
+
+  private levelOf(priority: number): number {
+    const p = this.policy;
+    if (p.priorityLevels === 0) return 0;
+    return priority === 0 ? p.defaultPriorityLevel : priority;
+  }
+
+  private queuePolicy(level: number): QueuePolicy {
+    return this.policy.priorityQueuePolicy.get(level) ?? this.policy.defaultQueuePolicy;
+  }
+
+  private notifyIdle(): void {
+    if (this.queued > 0 || this.busy > 0 || this.idleWaiters.length === 0) return;
+    const waiters = this.idleWaiters;
+    this.idleWaiters = [];
+    for (const w of waiters) w();
+  }
+}

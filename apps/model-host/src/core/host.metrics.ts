@@ -1,0 +1,114 @@
+import { Counter, Gauge, type Registry } from 'prom-client';
+import type { ComputeTimings } from './inference.types';
+
+type Labels = { model: string; version: string };
+
+const us = (ns: number): number => Math.round(ns / 1000);
+
+/**
+ * Prometheus metrics with Triton's names and labels, so dashboards and HPA rules written for
+ * Triton work unchanged. Durations are cumulative microsecond counters, as Triton exports them.
+ */
+export class HostMetrics {
+  private readonly success: Counter<'model' | 'version'>;
+  private readonly failure: Counter<'model' | 'version' | 'reason'>;
+  private readonly count: Counter<'model' | 'version'>;
+  private readonly execCount: Counter<'model' | 'version'>;
+  private readonly pending: Gauge<'model' | 'version'>;
+  private readonly requestUs: Counter<'model' | 'version'>;
+  private readonly queueUs: Counter<'model' | 'version'>;
+  private readonly inputUs: Counter<'model' | 'version'>;
+  private readonly inferUs: Counter<'model' | 'version'>;
+  private readonly outputUs: Counter<'model' | 'version'>;
+
+  constructor(readonly registry: Registry) {
+    const labelNames = ['model', 'version'] as const;
+    const counter = (name: string, help: string) =>
+      new Counter({ name, help, labelNames, registers: [registry] });
+    this.success = counter(
+      'nv_inference_request_success',
+      'Number of successful inference requests, all batch sizes',
+    );
+    this.failure = new Counter({
+      name: 'nv_inference_request_failure',
+      help: 'Number of failed inference requests, all batch sizes',
+      labelNames: ['model', 'version', 'reason'],
+      registers: [registry],
+    });
+    this.count = counter('nv_inference_count', 'Number of inferences performed (batch rows)');
+    this.execCount = counter('nv_inference_exec_count', 'Number of model executions performed');
+    this.pending = new Gauge({
+      name: 'nv_inference_pending_request_count',
+      help: 'Instantaneous number of pending requests awaiting execution per model',
+      labelNames,
+      registers: [registry],
+    });
+    this.requestUs = counter(
+      'nv_inference_request_duration_us',
+      'Cumulative inference request duration in microseconds',
+    );
+    this.queueUs = counter(
+      'nv_inference_queue_duration_us',
+      'Cumulative inference queuing duration in microseconds',
+    );
+    this.inputUs = counter(
+      'nv_inference_compute_input_duration_us',
+      'Cumulative compute input duration in microseconds',
+    );
+    this.inferUs = counter(
+      'nv_inference_compute_infer_duration_us',
+      'Cumulative compute inference duration in microseconds',
+    );
+    this.outputUs = counter(
+      'nv_inference_compute_output_duration_us',
+      'Cumulative inference compute output duration in microseconds',
+    );
+  }
+
+  pendingChanged(l: Labels, delta: number): void {
+    this.pending.inc(l, delta);
+  }
+
+  requestSucceeded(
+    l: Labels,
+    requestNs: number,
+    queueNs: number,
+    c: ComputeTimings,
+    rows: number,
+  ): void {
+    this.success.inc(l);
+    this.count.inc(l, rows);
+    this.requestUs.inc(l, us(requestNs));
+    this.queueUs.inc(l, us(queueNs));
+    this.inputUs.inc(l, us(c.inputNs));
+    this.inferUs.inc(l, us(c.inferNs));
+    this.outputUs.inc(l, us(c.outputNs));
+  }
+
+  /** `reason` as Triton: REJECTED (queue full / timeout), BACKEND (model failed), OTHER. */
+  requestFailed(l: Labels, reason: 'REJECTED' | 'BACKEND' | 'OTHER', requestNs: number): void {
+    this.failure.inc({ ...l, reason });
+    this.requestUs.inc(l, us(requestNs));
+  }
+
+  executed(l: Labels): void {
+    this.execCount.inc(l);
+  }
+
+  /** Makes a freshly loaded version visible with zeros, as Triton does. */
+  touch(l: Labels): void {
+    for (const c of [
+      this.success,
+      this.count,
+      this.execCount,
+      this.requestUs,
+      this.queueUs,
+      this.inputUs,
+      this.inferUs,
+      this.outputUs,
+    ]) {
+      c.inc(l, 0);
+    }
+    this.pending.set(l, 0);
+  }
+}

@@ -1,0 +1,140 @@
+import type { ModelConfig } from '@mesh/model-repository';
+import type { ModelIndexEntry, ModelManagerService } from '../repository/model-manager.service';
+import type { BatchDurations, Duration } from './inference-statistics';
+import type { InferRequest, InferResponse } from './inference.types';
+import { ModelNotFoundError, ModelUnavailableError } from './model-host.errors';
+import { fullDims } from './model-spec';
+
+export interface TensorInfo {
+  name: string;
+  datatype: string;
+  shape: number[];
+}
+
+export interface ModelMetadata {
+  name: string;
+  versions: string[];
+  platform: string;
+  inputs: TensorInfo[];
+  outputs: TensorInfo[];
+}
+
+export interface VersionStatistics {
+  name: string;
+  version: string;
+  lastInferenceMs: number;
+  inferenceCount: number;
+  executionCount: number;
+  success: Duration;
+  fail: Duration;
+  queue: Duration;
+  computeInput: Duration;
+  computeInfer: Duration;
+  computeOutput: Duration;
+  batches: BatchDurations[];
+}
+
+export const SERVER_NAME = 'model-mesh-host';
+export const SERVER_VERSION = '0.1.0';
+export const SERVER_EXTENSIONS = ['model_repository', 'model_configuration', 'statistics'];
+
+/**
+ * What both transports call: one method per KServe operation, domain types in and out.
+ * gRPC and HTTP controllers only translate wire shapes to these calls.
+ */
+export class ModelHostService {
+  private live = true;
+
+  constructor(private readonly models: ModelManagerService) {}
+
+  isLive(): boolean {
+    return this.live;
+  }
+
+  isReady(): boolean {
+    return this.live && this.models.isReady();
+  }
+
+  /** Marks the server not live/ready (shutdown in progress). */
+  stopping(): void {
+    this.live = false;
+  }
+
+  isModelReady(name: string, version: string): boolean {
+    try {
+      this.models.runtime(name, version);
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
+  infer(req: InferRequest): Promise<InferResponse> {
+    if (req.model === '') throw new ModelNotFoundError('model name is empty');
+    if (!this.live) throw new ModelUnavailableError('the server is shutting down');
+    return this.models.runtime(req.model, req.version).infer(req);
+  }
+
+  metadata(name: string, version: string): ModelMetadata {
+    const rt = this.models.runtime(name, version);
+    const versions =
+      version === '' ? this.models.runtimes(name).map((r) => r.spec.version) : [version];
+    const spec = rt.spec;
+    const info = (t: (typeof spec.inputs)[number]): TensorInfo => ({
+      name: t.name,
+      datatype: t.datatype,
+      shape: fullDims(spec, t),
+    });
+    return {
+      name,
+      versions,
+      platform: this.models.configOf(name).platform,
+      inputs: spec.inputs.map(info),
+      outputs: spec.outputs.map(info),
+    };
+  }
+
+  config(name: string, version: string): ModelConfig {
+    // A version that is not served has no config to answer with.
+    if (version !== '') this.models.runtime(name, version);
+    return this.models.configOf(name);
+  }
+
+  statistics(name: string, version: string): VersionStatistics[] {
+    const runtimes = this.models.runtimes(name, version);
+    if (name !== '' && runtimes.length === 0) {
+      throw new ModelNotFoundError(`model '${name}' has no loaded version`);
+    }
+    return runtimes.map((rt) => {
+      const s = rt.stats;
+      return {
+        name: rt.spec.model,
+        version: rt.spec.version,
+        lastInferenceMs: s.lastInferenceMs,
+        inferenceCount: s.inferenceCount,
+        executionCount: s.executionCount,
+        success: { ...s.success },
+        fail: { ...s.fail },
+        queue: { ...s.queue },
+        computeInput: { ...s.computeInput },
+        computeInfer: { ...s.computeInfer },
+        computeOutput: { ...s.computeOutput },
+        batches: s.batchStats(),
+      };
+    });
+  }
+
+  index(readyOnly: boolean): Promise<ModelIndexEntry[]> {
+    return this.models.index(readyOnly);
+  }
+
+  async load(name: string): Promise<void> {
+    this.models.checkControlAllowed();
+    await this.models.load(name);
+  }
+
+  async unload(name: string): Promise<void> {
+    this.models.checkControlAllowed();
+    await this.models.unload(name);
+  }
+}

@@ -1,0 +1,199 @@
+import { ELEMENT_BYTES, type FixedDatatype } from '@mesh/kserve';
+import { assembleBatch, splitOutput } from '../batching/batch-assembler';
+import type { QueuedItem } from '../batching/batching.types';
+import { DynamicBatcher } from '../batching/dynamic-batcher';
+import { ORT_TYPE_OF } from '../execution/ort-worker.protocol';
+import type { RunResult } from '../execution/session-pool.client';
+import type { HostMetrics } from './host.metrics';
+import { validateInferRequest } from './infer-request.validator';
+import { InferenceStatistics } from './inference-statistics';
+import type { ComputeTimings, HostTensor, InferRequest, InferResponse } from './inference.types';
+import { HostError, InferenceExecutionError, toHostError } from './model-host.errors';
+import type { ModelVersionSpec } from './model-spec';
+
+/** The execution side a runtime needs: free instances and a way to run one batch. */
+export interface BatchExecutor {
+  readonly idleCount: number;
+  run(
+    feeds: { name: string; type: string; dims: number[]; buffer: ArrayBuffer }[],
+    outputs: string[],
+  ): Promise<RunResult>;
+  close(): Promise<void>;
+}
+
+interface Work {
+  inputs: HostTensor[];
+  outputs: string[];
+}
+
+interface Done {
+  outputs: HostTensor[];
+  queueNs: number;
+  compute: ComputeTimings;
+}
+
+const DATATYPE_OF_ORT = new Map<string, FixedDatatype>(
+  Object.entries(ORT_TYPE_OF).map(([k, v]) => [v, k as FixedDatatype]),
+);
+
+/**
+ * One loaded model version: validation, its dynamic batcher and its session instances. Results
+ * of a batch are split back per request; statistics and metrics are recorded per request.
+ */
+export class ModelVersionRuntime {
+  readonly stats = new InferenceStatistics();
+  private readonly batcher: DynamicBatcher<Work>;
+  private readonly trimmable = new Map<string, Set<number>>();
+  private readonly labels: { model: string; version: string };
+
+  constructor(
+    readonly spec: ModelVersionSpec,
+    private readonly executor: BatchExecutor,
+    private readonly metrics: HostMetrics,
+  ) {
+    this.labels = { model: spec.model, version: spec.version };
+    this.batcher = new DynamicBatcher<Work>(
+      spec.batching,
+      () => executor.idleCount,
+      (batch) => this.runBatch(batch),
+    );
+    // Output axes (after the batch axis) declared variable may carry a padded input length.
+    for (const o of spec.outputs) {
+      const offset = spec.maxBatchSize > 0 ? 1 : 0;
+      this.trimmable.set(o.name, new Set(o.dims.flatMap((d, i) => (d < 0 ? [i + offset] : []))));
+    }
+    metrics.touch(this.labels);
+  }
+
+  get pending(): number {
+    return this.batcher.queued;
+  }
+
+  async infer(req: InferRequest): Promise<InferResponse> {
+    const start = process.hrtime.bigint();
+    const elapsed = () => Number(process.hrtime.bigint() - start);
+    let inputs: HostTensor[];
+    try {
+      inputs = validateInferRequest(this.spec, req);
+    } catch (err: unknown) {
+      this.stats.recordFailure(elapsed());
+      this.metrics.requestFailed(this.labels, 'OTHER', elapsed());
+      throw err;
+    }
+    const rows = this.spec.maxBatchSize > 0 ? (inputs[0]?.shape[0] ?? 1) : 1;
+    const outputs = req.outputs.length > 0 ? req.outputs : this.spec.outputs.map((o) => o.name);
+    this.metrics.pendingChanged(this.labels, 1);
+    try {
+      const done = await this.batcher.submit<Done>(
+        { inputs, outputs },
+        rows,
+        req.priority,
+        req.timeoutUs,
+      );
+      this.stats.recordSuccess(elapsed(), done.queueNs, done.compute, rows);
+      this.metrics.requestSucceeded(this.labels, elapsed(), done.queueNs, done.compute, rows);
+      return {
+        id: req.id,
+        model: this.spec.model,
+        version: this.spec.version,
+        outputs: done.outputs,
+      };
+    } catch (err: unknown) {
+      const e = toHostError(err);
+      this.stats.recordFailure(elapsed());
+      this.metrics.requestFailed(
+        this.labels,
+        e.code === 'UNAVAILABLE' ? 'REJECTED' : 'BACKEND',
+        elapsed(),
+      );
+      throw e;
+    } finally {
+      this.metrics.pendingChanged(this.labels, -1);
+    }
+  }
+
+  /** Runs `inputs` once on every instance, outside the statistics, before the version serves. */
+  async warmUp(inputs: HostTensor[]): Promise<void> {
+    const outputs = this.spec.outputs.map((o) => o.name);
+    const runs = Array.from({ length: this.executor.idleCount }, () => {
+      const { inputs: feeds } = assembleBatch([inputs]);
+      return this.executor.run(
+        feeds.map((i) => ({
+          name: i.name,
+          type: ORT_TYPE_OF[i.datatype],
+          dims: i.shape,
+          buffer: i.buffer,
+        })),
+        outputs,
+      );
+    });
+    await Promise.all(runs);
+  }
+
+  /** Stops taking requests, lets queued and running ones finish, then ends the sessions. */
+  async drain(): Promise<void> {
+    await this.batcher.drain();
+    await this.executor.close();
+  }
+
+  private async runBatch(batch: QueuedItem<Work>[]): Promise<void> {
+    const started = process.hrtime.bigint();
+    const { inputs, layout } = assembleBatch(batch.map((b) => b.payload.inputs));
+    const outputNames = [...new Set(batch.flatMap((b) => b.payload.outputs))];
+    let result: RunResult;
+    try {
+      result = await this.executor.run(
+        inputs.map((i) => ({
+          name: i.name,
+          type: ORT_TYPE_OF[i.datatype],
+          dims: i.shape,
+          buffer: i.buffer,
+        })),
+        outputNames,
+      );
+    } catch (err: unknown) {
+      throw err instanceof HostError
+        ? err
+        : new InferenceExecutionError(`model execution failed: ${(err as Error).message}`);
+    }
+    const compute = { inputNs: result.inputNs, inferNs: result.inferNs, outputNs: result.outputNs };
+    this.stats.recordExecution(
+      layout.rows.reduce((a, b) => a + b, 0),
+      compute,
+    );
+    this.metrics.executed(this.labels);
+    const outs = result.outputs.map((o) => this.toHostTensor(o));
+    batch.forEach((item, i) => {
+      const mine = outs
+        .filter((o) => item.payload.outputs.includes(o.name))
+        .map((o) =>
+          this.spec.maxBatchSize > 0
+            ? splitOutput(o, layout, i, this.trimmable.get(o.name) ?? new Set())
+            : o,
+        );
+      item.resolve({
+        outputs: mine,
+        queueNs: Number(started - item.enqueuedNs),
+        compute,
+      } satisfies Done);
+    });
+  }
+
+  private toHostTensor(o: {
+    name: string;
+    type: string;
+    dims: number[];
+    buffer: ArrayBuffer;
+  }): HostTensor {
+    const datatype = DATATYPE_OF_ORT.get(o.type);
+    if (!datatype)
+      throw new InferenceExecutionError(`output '${o.name}' has unsupported type ${o.type}`);
+    const data = new Uint8Array(o.buffer);
+    if (data.byteLength !== o.dims.reduce((a, b) => a * b, 1) * ELEMENT_BYTES[datatype]) {
+      throw new InferenceExecutionError(
+        `output '${o.name}' has ${data.byteLength} bytes for shape [${o.dims.join(',')}]`,
+      );
+    }
+    return { name: o.name, datatype, shape: o.dims, data };
+  }
+}

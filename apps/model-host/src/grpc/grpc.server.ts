@@ -1,0 +1,45 @@
+import * as grpc from '@grpc/grpc-js';
+import { loadInferencePackage } from '@mesh/kserve';
+import type { Logger } from 'pino';
+import type { ModelHostService } from '../core/model-host.service';
+import { healthHandlers } from './health.servicer';
+import { InferenceServicer } from './inference.servicer';
+
+/** The KServe v2 gRPC listener (raw grpc-js: no framework between the socket and the servicer). */
+export class GrpcServer {
+  private readonly server: grpc.Server;
+
+  constructor(host: ModelHostService, maxMessageBytes: number, logger: Logger) {
+    this.server = new grpc.Server({
+      'grpc.max_receive_message_length': maxMessageBytes,
+      'grpc.max_send_message_length': maxMessageBytes,
+    });
+    const pkg = loadInferencePackage();
+    this.server.addService(pkg.inferenceService, new InferenceServicer(host, logger).handlers());
+    this.server.addService(pkg.healthService, healthHandlers(host));
+  }
+
+  /** Binds host:port (0 = any free port) and returns the bound port. */
+  listen(host: string, port: number): Promise<number> {
+    const address = host.includes(':') ? `[${host}]:${port}` : `${host}:${port}`;
+    return new Promise((resolve, reject) => {
+      this.server.bindAsync(address, grpc.ServerCredentials.createInsecure(), (err, bound) =>
+        err ? reject(err) : resolve(bound),
+      );
+    });
+  }
+
+  /** Stops accepting calls and waits (up to `deadlineMs`) for running ones. */
+  close(deadlineMs: number): Promise<void> {
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => {
+        this.server.forceShutdown();
+        resolve();
+      }, deadlineMs);
+      this.server.tryShutdown(() => {
+        clearTimeout(timer);
+        resolve();
+      });
+    });
+  }
+}

@@ -1,0 +1,147 @@
+import * as grpc from '@grpc/grpc-js';
+import type {
+  ModelConfigRequest,
+  ModelInferRequest,
+  ModelMetadataRequest,
+  ModelReadyRequest,
+  ModelStatisticsRequest,
+  RepositoryIndexRequest,
+  RepositoryModelLoadRequest,
+  RepositoryModelUnloadRequest,
+} from '@mesh/kserve';
+import { modelConfigToProtoJson } from '@mesh/model-repository';
+import type { Logger } from 'pino';
+import { ERROR_STATUS } from '../core/error-status.map';
+import { toHostError } from '../core/model-host.errors';
+import {
+  SERVER_EXTENSIONS,
+  SERVER_NAME,
+  SERVER_VERSION,
+  type ModelHostService,
+} from '../core/model-host.service';
+import { fromInferMessage, toInferMessage } from './infer-message.mapper';
+import { statsToProto } from './statistics.mapper';
+
+type Unary<Req> = grpc.ServerUnaryCall<Req, unknown>;
+
+const UNSUPPORTED: Record<string, string> = {
+  SystemSharedMemoryStatus: 'system shared memory',
+  SystemSharedMemoryRegister: 'system shared memory',
+  SystemSharedMemoryUnregister: 'system shared memory',
+  CudaSharedMemoryStatus: 'CUDA shared memory',
+  CudaSharedMemoryRegister: 'CUDA shared memory',
+  CudaSharedMemoryUnregister: 'CUDA shared memory',
+  TraceSetting: 'trace settings',
+  LogSettings: 'log settings',
+};
+
+/**
+ * `inference.GRPCInferenceService` on raw grpc-js: each handler maps the proto message to one
+ * ModelHostService call and back. Errors become the status from ERROR_STATUS.
+ */
+export class InferenceServicer {
+  constructor(
+    private readonly host: ModelHostService,
+    private readonly logger: Logger,
+  ) {}
+
+  handlers(): grpc.UntypedServiceImplementation {
+    const unary =
+      <Req>(fn: (req: Req) => unknown) =>
+      (call: Unary<Req>, cb: grpc.sendUnaryData<unknown>) => {
+        Promise.resolve()
+          .then(() => fn(call.request))
+          .then(
+            (res) => cb(null, res),
+            (err: unknown) => cb(this.toStatus(err)),
+          );
+      };
+    const h = this.host;
+    const impl: grpc.UntypedServiceImplementation = {
+      ServerLive: unary(() => ({ live: h.isLive() })),
+      ServerReady: unary(() => ({ ready: h.isReady() })),
+      ModelReady: unary((r: ModelReadyRequest) => ({
+        ready: h.isModelReady(r.name, r.version ?? ''),
+      })),
+      ServerMetadata: unary(() => ({
+        name: SERVER_NAME,
+        version: SERVER_VERSION,
+        extensions: SERVER_EXTENSIONS,
+      })),
+      ModelMetadata: unary((r: ModelMetadataRequest) => h.metadata(r.name, r.version ?? '')),
+      ModelInfer: unary(async (r: ModelInferRequest) =>
+        toInferMessage(await h.infer(fromInferMessage(r))),
+      ),
+      ModelStreamInfer: (call: grpc.ServerDuplexStream<ModelInferRequest, unknown>) =>
+        this.stream(call),
+      ModelConfig: unary((r: ModelConfigRequest) => ({
+        config: modelConfigToProtoJson(h.config(r.name, r.version ?? '')),
+      })),
+      ModelStatistics: unary((r: ModelStatisticsRequest) => ({
+        model_stats: h.statistics(r.name ?? '', r.version ?? '').map(statsToProto),
+      })),
+      RepositoryIndex: unary(async (r: RepositoryIndexRequest) => ({
+        models: await h.index(r.ready ?? false),
+      })),
+      RepositoryModelLoad: unary(async (r: RepositoryModelLoadRequest) => {
+        await h.load(r.model_name);
+        return {};
+      }),
+      RepositoryModelUnload: unary(async (r: RepositoryModelUnloadRequest) => {
+        await h.unload(r.model_name);
+        return {};
+      }),
+    };
+    for (const [method, what] of Object.entries(UNSUPPORTED)) {
+      impl[method] = (_call: Unary<unknown>, cb: grpc.sendUnaryData<unknown>) =>
+        cb({
+          code: grpc.status.UNIMPLEMENTED,
+          details: `${method}: ${what} is not supported by the embedded model host; use Triton for it`,
+        });
+    }
+    return impl;
+  }
+
+  /** Each streamed request is answered in the stream; errors travel in error_message (as Triton). */
+  private stream(call: grpc.ServerDuplexStream<ModelInferRequest, unknown>): void {
+    let open = 0;
+    let ended = false;
+    const maybeEnd = () => {
+      if (ended && open === 0) call.end();
+    };
+    call.on('data', (req: ModelInferRequest) => {
+      open++;
+      Promise.resolve()
+        .then(() => this.host.infer(fromInferMessage(req)))
+        .then(
+          (res) => call.write({ error_message: '', infer_response: toInferMessage(res) }),
+          (err: unknown) =>
+            call.write({
+              error_message: toHostError(err).message,
+              infer_response: {
+                model_name: req.model_name,
+                model_version: req.model_version ?? '',
+                id: req.id ?? '',
+                outputs: [],
+                raw_output_contents: [],
+              },
+            }),
+        )
+        .finally(() => {
+          open--;
+          maybeEnd();
+        });
+    });
+    call.on('end', () => {
+      ended = true;
+      maybeEnd();
+    });
+    call.on('error', (err) => this.logger.debug({ err: err.message }, 'stream error'));
+  }
+
+  private toStatus(err: unknown): Partial<grpc.StatusObject> {
+    const e = toHostError(err);
+    if (e.code === 'INTERNAL') this.logger.error({ err: e.message }, 'request failed');
+    return { code: ERROR_STATUS[e.code].grpc, details: e.message };
+  }
+}

@@ -1,0 +1,60 @@
+import 'reflect-metadata';
+import { resolve } from 'node:path';
+import {
+  announceListening,
+  createHttpApp,
+  createLogger,
+  createMetricsRegistry,
+  listenHttp,
+  runMain,
+} from '@mesh/telemetry';
+import { HostMetrics } from './core/host.metrics';
+import { ModelHostService } from './core/model-host.service';
+import { GrpcServer } from './grpc/grpc.server';
+import { MetricsServer } from './http/metrics.server';
+import { loadModelHostConfig } from './model-host.config';
+import { ModelHostModule } from './model-host.module';
+import { ModelFilesRepository } from './repository/model-files.repository';
+import { ModelManagerService } from './repository/model-manager.service';
+
+void runMain('model-host', async () => {
+  const config = loadModelHostConfig();
+  const logger = createLogger('model-host', config.LOG_LEVEL);
+  const registry = createMetricsRegistry('model-host');
+  const models = new ModelManagerService(
+    new ModelFilesRepository(resolve(config.MODEL_REPOSITORY)),
+    config.MODEL_CONTROL_MODE,
+    {
+      intraOpThreads: config.ORT_INTRA_OP_THREADS,
+      interOpThreads: config.ORT_INTER_OP_THREADS,
+      graphOptimizationLevel: config.ORT_GRAPH_OPTIMIZATION_LEVEL,
+    },
+    new HostMetrics(registry),
+    logger,
+  );
+  const host = new ModelHostService(models);
+  await models.start(config.loadModels);
+
+  const grpcServer = new GrpcServer(host, config.GRPC_MAX_MESSAGE_BYTES, logger);
+  const metricsServer = new MetricsServer(registry);
+  const app = await createHttpApp(ModelHostModule.register(host), logger, {
+    bodyLimitBytes: config.GRPC_MAX_MESSAGE_BYTES,
+  });
+  await listenHttp(app, config.MODEL_HOST_HTTP_PORT, config.HOST, logger, 'http');
+  const grpcPort = await grpcServer.listen(config.HOST, config.MODEL_HOST_GRPC_PORT);
+  announceListening(logger, 'grpc', `grpc://${config.HOST}:${grpcPort}`);
+  const metricsPort = await metricsServer.listen(config.HOST, config.MODEL_HOST_METRICS_PORT);
+  announceListening(logger, 'metrics', `http://${config.HOST}:${metricsPort}`);
+
+  // Shutdown: stop taking calls, let in-flight ones finish, then end the sessions.
+  const close = async () => {
+    host.stopping();
+    await Promise.all([
+      grpcServer.close(config.SHUTDOWN_DRAIN_MS),
+      app.close(),
+      metricsServer.close(),
+    ]);
+    await models.close();
+  };
+  return { app: { close }, logger };
+});

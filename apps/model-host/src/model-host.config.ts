@@ -1,0 +1,96 @@
+import { z } from 'zod';
+import {
+  ConfigError,
+  commonEnv,
+  loadConfig,
+  port,
+  positiveInt,
+  type ConfigIssue,
+} from '@mesh/config';
+
+const hostEnv = {
+  ...commonEnv,
+  MODEL_REPOSITORY: z.string().min(1, 'must not be empty').default('./model_repository'),
+  MODEL_CONTROL_MODE: z.enum(['none', 'explicit']).default('none'),
+  /** Comma-separated model names to load at start in explicit mode (`*` = all). */
+  LOAD_MODELS: z.string().default(''),
+  MODEL_HOST_HTTP_PORT: port(8000),
+  MODEL_HOST_GRPC_PORT: port(8001),
+  MODEL_HOST_METRICS_PORT: port(8002),
+  GRPC_MAX_MESSAGE_BYTES: positiveInt(64 * 1024 * 1024, 2 ** 31 - 1),
+  /** Per session (one per instance): 1 keeps N instances from oversubscribing a small box. */
+  ORT_INTRA_OP_THREADS: positiveInt(1, 256),
+  ORT_INTER_OP_THREADS: positiveInt(1, 256),
+  ORT_GRAPH_OPTIMIZATION_LEVEL: z.enum(['disabled', 'basic', 'extended', 'all']).default('all'),
+  SHUTDOWN_DRAIN_MS: positiveInt(8000, 600_000),
+};
+
+export type ModelHostConfig = ReturnType<typeof loadConfig<typeof hostEnv>> & {
+  loadModels: string[];
+};
+
+/**
+ * Triton's flags (`--model-repository`, `--model-control-mode`, `--load-model`, repeatable)
+ * folded into the environment they override; unknown or malformed flags are issues.
+ */
+export function flagsToEnv(argv: readonly string[]): {
+  env: Record<string, string>;
+  issues: ConfigIssue[];
+} {
+  const env: Record<string, string> = {};
+  const issues: ConfigIssue[] = [];
+  const loads: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i] ?? '';
+    const m = /^--([a-z-]+)(?:=(.*))?$/.exec(arg);
+    const value = m?.[2] ?? argv[i + 1];
+    if (m && m[2] === undefined) i++;
+    switch (m?.[1]) {
+      case 'model-repository':
+        if (value !== undefined) env.MODEL_REPOSITORY = value;
+        break;
+      case 'model-control-mode':
+        if (value !== undefined) env.MODEL_CONTROL_MODE = value;
+        break;
+      case 'load-model':
+        if (value) loads.push(value);
+        break;
+      case undefined:
+      default:
+        issues.push({
+          variable: arg,
+          reason: 'unknown flag (known: --model-repository, --model-control-mode, --load-model)',
+        });
+        continue;
+    }
+    if (value === undefined || value === '')
+      issues.push({ variable: `--${m?.[1]}`, reason: 'needs a value' });
+  }
+  if (loads.length > 0) env.LOAD_MODELS = loads.join(',');
+  return { env, issues };
+}
+
+export function loadModelHostConfig(
+  env: NodeJS.ProcessEnv = process.env,
+  argv: readonly string[] = process.argv.slice(2),
+): ModelHostConfig {
+  const flags = flagsToEnv(argv);
+  let config: ReturnType<typeof loadConfig<typeof hostEnv>> | undefined;
+  let issues = [...flags.issues];
+  try {
+    config = loadConfig('model-host', hostEnv, { ...env, ...flags.env });
+  } catch (err: unknown) {
+    if (!(err instanceof ConfigError)) throw err;
+    issues = [...issues, ...err.issues];
+  }
+  if (!config || issues.length > 0) throw new ConfigError('model-host', issues);
+  const loadModels = config.LOAD_MODELS.split(',')
+    .map((s) => s.trim())
+    .filter((s) => s.length > 0);
+  if (config.MODEL_CONTROL_MODE === 'none' && loadModels.length > 0) {
+    throw new ConfigError('model-host', [
+      { variable: '--load-model', reason: 'only allowed with --model-control-mode=explicit' },
+    ]);
+  }
+  return { ...config, loadModels };
+}

@@ -1,0 +1,247 @@
+import type { ModelConfig } from '@mesh/model-repository';
+import type { Logger } from 'pino';
+import type { HostMetrics } from '../core/host.metrics';
+import {
+  ModelNotFoundError,
+  ModelUnavailableError,
+  InvalidInferenceError,
+} from '../core/model-host.errors';
+import type { ModelVersionRuntime } from '../core/model-version.runtime';
+import type { ModelFilesRepository } from './model-files.repository';
+import {
+  loadModelVersion,
+  ModelLoadError,
+  checkPlatform,
+  type SessionDefaults,
+} from './model-version.loader';
+
+export type ModelState = 'READY' | 'LOADING' | 'UNLOADING' | 'UNAVAILABLE';
+
+/** One row of the repository index (Triton's RepositoryIndexResponse.ModelIndex). */
+export interface ModelIndexEntry {
+  name: string;
+  version: string;
+  state: ModelState | '';
+  reason: string;
+}
+
+interface ModelEntry {
+  config?: ModelConfig;
+  serving: Map<string, ModelVersionRuntime>;
+  /** Versions that failed (or were unloaded) with the reason, for the index. */
+  unavailable: Map<string, string>;
+  /** A reason for the model as a whole (bad config, unsupported platform, unloaded). */
+  reason: string;
+  state: ModelState;
+}
+
+export type ControlMode = 'none' | 'explicit';
+
+const errorText = (err: unknown): string => (err instanceof Error ? err.message : String(err));
+
+/**
+ * Owns which model versions serve. A load builds every selected version fully before swapping
+ * it in; a failed version keeps whatever served before. Unload drains in-flight requests.
+ */
+export class ModelManagerService {
+  private readonly models = new Map<string, ModelEntry>();
+  private readonly locks = new Map<string, Promise<void>>();
+
+  constructor(
+    private readonly repo: ModelFilesRepository,
+    private readonly mode: ControlMode,
+    private readonly defaults: SessionDefaults,
+    private readonly metrics: HostMetrics,
+    private readonly logger: Logger,
+  ) {}
+
+  /** Loads the startup set: everything in `none` mode, `--load-model` names in `explicit`. */
+  async start(loadModels: string[]): Promise<void> {
+    const all = await this.repo.listModels();
+    const names = this.mode === 'none' || loadModels.includes('*') ? all : loadModels;
+    for (const name of names) {
+      // One bad model never stops the others; its reason shows in the index.
+      await this.load(name).catch((err: unknown) =>
+        this.logger.warn({ model: name, err: errorText(err) }, 'model failed to load'),
+      );
+    }
+  }
+
+  get controlMode(): ControlMode {
+    return this.mode;
+  }
+
+  /** Ready when every model asked for at start is serving at least one version. */
+  isReady(): boolean {
+    return [...this.models.values()].every((m) => m.state !== 'LOADING');
+  }
+
+  async index(readyOnly: boolean): Promise<ModelIndexEntry[]> {
+    const names = new Set([...(await this.repo.listModels()), ...this.models.keys()]);
+    const out: ModelIndexEntry[] = [];
+    for (const name of [...names].sort()) {
+      const m = this.models.get(name);
+      if (!m) {
+        if (!readyOnly) out.push({ name, version: '', state: '', reason: '' });
+        continue;
+      }
+      for (const v of [...m.serving.keys()].sort((a, b) => Number(a) - Number(b))) {
+        out.push({ name, version: v, state: 'READY', reason: '' });
+      }
+      if (readyOnly) continue;
+      for (const [v, reason] of m.unavailable) {
+        if (!m.serving.has(v)) out.push({ name, version: v, state: 'UNAVAILABLE', reason });
+      }
+      if (m.serving.size === 0 && m.unavailable.size === 0) {
+        out.push({ name, version: '', state: m.state, reason: m.reason });
+      }
+    }
+    return out;
+  }
+
+  /** The runtime serving `name` at `version` ('' = the highest ready version). */
+  runtime(name: string, version: string): ModelVersionRuntime {
+    const m = this.models.get(name);
+    if (!m) throw new ModelNotFoundError(`unknown model: '${name}'`);
+    if (version === '') {
+      const latest = [...m.serving.keys()].sort((a, b) => Number(b) - Number(a))[0];
+      const rt = latest === undefined ? undefined : m.serving.get(latest);
+      if (!rt)
+        throw new ModelUnavailableError(
+          `model '${name}' has no ready version${m.reason ? `: ${m.reason}` : ''}`,
+        );
+      return rt;
+    }
+    if (!/^\d+$/.test(version))
+      throw new InvalidInferenceError(`model version '${version}' is not a number`);
+    const rt = m.serving.get(version);
+    if (!rt) {
+      const reason = m.unavailable.get(version);
+      if (reason)
+        throw new ModelUnavailableError(
+          `model '${name}' version ${version} is not ready: ${reason}`,
+        );
+      throw new ModelNotFoundError(`unknown version ${version} of model '${name}'`);
+    }
+    return rt;
+  }
+
+  /** Every serving runtime, optionally narrowed to one model / version. */
+  runtimes(name = '', version = ''): ModelVersionRuntime[] {
+    if (name !== '')
+      return version === ''
+        ? [...(this.models.get(name)?.serving.values() ?? [])]
+        : [this.runtime(name, version)];
+    return [...this.models.values()].flatMap((m) => [...m.serving.values()]);
+  }
+
+  configOf(name: string): ModelConfig {
+    const m = this.models.get(name);
+    if (!m?.config) throw new ModelNotFoundError(`unknown model: '${name}'`);
+    return m.config;
+  }
+
+  /** RepositoryModelLoad: (re)loads `name`; resolves once the new versions serve. */
+  load(name: string): Promise<void> {
+    return this.serialized(name, () => this.doLoad(name));
+  }
+
+  /** RepositoryModelUnload: stops new requests, lets in-flight ones finish, frees the sessions. */
+  unload(name: string): Promise<void> {
+    return this.serialized(name, async () => {
+      const m = this.models.get(name);
+      if (!m) {
+        if (await this.repo.exists(name)) return;
+        throw new ModelNotFoundError(`unknown model: '${name}'`);
+      }
+      const runtimes = [...m.serving.entries()];
+      m.serving.clear();
+      m.state = 'UNLOADING';
+      await Promise.all(runtimes.map(([, rt]) => rt.drain()));
+      for (const [v] of runtimes) m.unavailable.set(v, 'unloaded');
+      m.state = 'UNAVAILABLE';
+      m.reason = 'unloaded';
+    });
+  }
+
+  async close(): Promise<void> {
+    await Promise.all([...this.models.keys()].map((n) => this.unload(n)));
+  }
+
+  checkControlAllowed(): void {
+    if (this.mode !== 'explicit') {
+      throw new ModelUnavailableError(
+        'explicit model load / unload is not allowed: start the host with --model-control-mode=explicit',
+      );
+    }
+  }
+
+  private async doLoad(name: string): Promise<void> {
+    if (!(await this.repo.exists(name)))
+      throw new ModelNotFoundError(`no model '${name}' in the model repository`);
+    const entry: ModelEntry = this.models.get(name) ?? {
+      serving: new Map(),
+      unavailable: new Map(),
+      reason: '',
+      state: 'LOADING',
+    };
+    this.models.set(name, entry);
+    if (entry.serving.size === 0) entry.state = 'LOADING';
+    let files;
+    try {
+      files = await this.repo.read(name);
+      checkPlatform(files.config);
+      if (files.versions.length === 0)
+        throw new ModelLoadError('no version directory matches the version_policy');
+    } catch (err: unknown) {
+      this.failModel(entry, errorText(err));
+      throw new ModelLoadError(`failed to load '${name}': ${errorText(err)}`);
+    }
+    const built = await Promise.allSettled(
+      files.versions.map((v) => loadModelVersion(this.repo, files, v, this.defaults, this.metrics)),
+    );
+    const fresh = new Map<string, ModelVersionRuntime>();
+    const failed = new Map<string, string>();
+    built.forEach((r, i) => {
+      const v = String(files.versions[i]);
+      if (r.status === 'fulfilled') fresh.set(v, r.value);
+      else failed.set(v, errorText(r.reason));
+    });
+    // A failed version keeps serving its previous build; versions no longer selected retire.
+    const retired = [...entry.serving.entries()].filter(([v]) => fresh.has(v) || !failed.has(v));
+    for (const [v, rt] of retired) {
+      entry.serving.delete(v);
+      void rt.drain();
+    }
+    for (const [v, rt] of fresh) entry.serving.set(v, rt);
+    entry.unavailable = failed;
+    entry.config = files.config;
+    entry.state = entry.serving.size > 0 ? 'READY' : 'UNAVAILABLE';
+    entry.reason = entry.serving.size > 0 ? '' : [...failed.values()].join('; ');
+    if (failed.size > 0) {
+      const detail = [...failed].map(([v, r]) => `version ${v}: ${r}`).join('; ');
+      this.logger.warn(
+        { model: name, failed: Object.fromEntries(failed) },
+        `model '${name}' failed to load some versions`,
+      );
+      throw new ModelLoadError(`failed to load '${name}': ${detail}`);
+    }
+    this.logger.info({ model: name, versions: [...fresh.keys()] }, `model '${name}' ready`);
+  }
+
+  private failModel(entry: ModelEntry, reason: string): void {
+    entry.reason = reason;
+    if (entry.serving.size === 0) entry.state = 'UNAVAILABLE';
+  }
+
+  /** Load/unload of one model run one after another; different models proceed in parallel. */
+  private serialized(name: string, fn: () => Promise<void>): Promise<void> {
+    const prev = this.locks.get(name) ?? Promise.resolve();
+    const next = prev.catch(() => undefined).then(fn);
+    this.locks.set(
+      name,
+      next.catch(() => undefined),
+    );
+    return next;
+  }
+}

@@ -1,0 +1,143 @@
+import { ELEMENT_BYTES, configTypeToDatatype } from '@mesh/kserve';
+import type { ModelConfig } from '@mesh/model-repository';
+import type { HostMetrics } from '../core/host.metrics';
+import { HostError } from '../core/model-host.errors';
+import type { HostTensor } from '../core/inference.types';
+import { ModelVersionRuntime } from '../core/model-version.runtime';
+import type { ModelVersionSpec, TensorSpec } from '../core/model-spec';
+import type { SessionOptionsData } from '../execution/ort-worker.protocol';
+import { SessionPoolClient } from '../execution/session-pool.client';
+import { batchingPolicyOf } from './batching-policy';
+import type { ModelFiles, ModelFilesRepository } from './model-files.repository';
+import { checkModelSignature } from './model-signature.check';
+
+export const SUPPORTED_PLATFORM = 'onnxruntime_onnx';
+export const UNSUPPORTED_PLATFORM_REASON =
+  'served by Triton; the embedded host runs onnxruntime_onnx';
+
+/** Session defaults from the environment; config.pbtxt parameters override them per model. */
+export interface SessionDefaults {
+  intraOpThreads: number;
+  interOpThreads: number;
+  graphOptimizationLevel: SessionOptionsData['graphOptimizationLevel'];
+}
+
+/** A load that failed for a reason an operator can act on (shown in the repository index). */
+export class ModelLoadError extends HostError {
+  constructor(message: string) {
+    super('INVALID_ARGUMENT', message);
+  }
+}
+
+const LEVELS = ['disabled', 'basic', 'extended', 'all'] as const;
+
+function tensorSpecs(config: ModelConfig, which: 'input' | 'output'): TensorSpec[] {
+  return config[which].map((t) => {
+    const datatype = configTypeToDatatype(t.dataType);
+    if (!datatype || datatype === 'BYTES') {
+      throw new ModelLoadError(
+        `${which} '${t.name}': data_type ${t.dataType} is not supported by the embedded host`,
+      );
+    }
+    return { name: t.name, datatype, dims: t.dims };
+  });
+}
+
+/** Checks the platform before anything is started. */
+export function checkPlatform(config: ModelConfig): void {
+  const ok =
+    config.platform === SUPPORTED_PLATFORM ||
+    (config.platform === '' && config.backend === 'onnxruntime');
+  if (!ok) throw new ModelLoadError(UNSUPPORTED_PLATFORM_REASON);
+}
+
+function sessionOptions(config: ModelConfig, path: string, d: SessionDefaults): SessionOptionsData {
+  const p = (k: string): string | undefined => config.parameters[k]?.stringValue;
+  const int = (k: string, fallback: number): number => {
+    const v = p(k);
+    if (v === undefined) return fallback;
+    const n = Number(v);
+    if (!Number.isInteger(n) || n < 0)
+      throw new ModelLoadError(`parameter '${k}' must be an integer >= 0 (got "${v}")`);
+    return n === 0 ? fallback : n;
+  };
+  const level = p('graph_optimization_level') ?? d.graphOptimizationLevel;
+  if (!(LEVELS as readonly string[]).includes(level)) {
+    throw new ModelLoadError(
+      `parameter 'graph_optimization_level' must be one of ${LEVELS.join(', ')} (got "${level}")`,
+    );
+  }
+  return {
+    modelPath: path,
+    intraOpThreads: int('intra_op_thread_count', d.intraOpThreads),
+    interOpThreads: int('inter_op_thread_count', d.interOpThreads),
+    graphOptimizationLevel: level as SessionOptionsData['graphOptimizationLevel'],
+  };
+}
+
+/** A zero-filled request of batch 1 (variable dims set to 8) to warm the sessions. */
+function warmupInputs(spec: ModelVersionSpec): HostTensor[] {
+  return spec.inputs.map((t) => {
+    const shape = [...(spec.maxBatchSize > 0 ? [1] : []), ...t.dims.map((d) => (d < 0 ? 8 : d))];
+    const bytes = shape.reduce((a, b) => a * b, 1) * ELEMENT_BYTES[t.datatype];
+    return { name: t.name, datatype: t.datatype, shape, data: new Uint8Array(bytes) };
+  });
+}
+
+/**
+ * Builds one version completely — hash check, sessions, signature check, warm-up — before it
+ * is handed out. On any failure the sessions started so far are closed again.
+ */
+export async function loadModelVersion(
+  repo: ModelFilesRepository,
+  files: ModelFiles,
+  version: number,
+  defaults: SessionDefaults,
+  metrics: HostMetrics,
+): Promise<ModelVersionRuntime> {
+  const { config } = files;
+  checkPlatform(config);
+  const path = repo.modelFile(files, version);
+  if (!(await repo.isFile(path))) throw new ModelLoadError(`model file ${path} does not exist`);
+  const pinned = config.parameters[`model_sha256_v${version}`]?.stringValue;
+  if (pinned) {
+    const actual = await repo.sha256(path);
+    if (actual !== pinned.toLowerCase()) {
+      throw new ModelLoadError(
+        `sha256 of ${path} is ${actual}, but config.pbtxt pins model_sha256_v${version} = ${pinned}`,
+      );
+    }
+  }
+  const spec: ModelVersionSpec = {
+    model: files.name,
+    version: String(version),
+    maxBatchSize: config.maxBatchSize,
+    inputs: tensorSpecs(config, 'input'),
+    outputs: tensorSpecs(config, 'output'),
+    batching: batchingPolicyOf(config),
+  };
+  const count = Math.max(
+    1,
+    config.instanceGroup.reduce((n, g) => n + g.count, 0),
+  );
+  const pool = await SessionPoolClient.start(count, sessionOptions(config, path, defaults)).catch(
+    (err: unknown) => {
+      throw new ModelLoadError(
+        `cannot create an ORT session for ${path}: ${(err as Error).message}`,
+      );
+    },
+  );
+  const problems = checkModelSignature(config, pool.inputs, pool.outputs);
+  if (problems.length > 0) {
+    await pool.close();
+    throw new ModelLoadError(problems.join('; '));
+  }
+  const runtime = new ModelVersionRuntime(spec, pool, metrics);
+  try {
+    await runtime.warmUp(warmupInputs(spec));
+  } catch (err: unknown) {
+    await pool.close();
+    throw new ModelLoadError(`warm-up failed: ${(err as Error).message}`);
+  }
+  return runtime;
+}

@@ -28,7 +28,10 @@ export interface ModelEntry {
 const VERSION_DIR = /^[1-9][0-9]*$/;
 
 function errorText(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
+  if (isMissing(error)) return 'file not found';
+  // Node's fs errors may come from another realm (e.g. under Jest), so no instanceof here.
+  const message = (error as { message?: unknown } | undefined)?.message;
+  return typeof message === 'string' ? message : String(error);
 }
 
 function isMissing(error: unknown): boolean {

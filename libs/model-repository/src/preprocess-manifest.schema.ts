@@ -71,8 +71,8 @@ const quoted = (options: readonly unknown[]) => options.map((o) => `'${String(o)
 function issueMessage(issue: z.ZodIssue): string {
   if (issue.code === 'invalid_type') {
     if (issue.received === 'undefined') return 'is required';
-    const expected = issue.expected === 'integer' ? 'an integer' : `a ${issue.expected}`;
-    return `must be ${expected} (got ${issue.received})`;
+    const article = /^[aeiou]/.test(issue.expected) ? 'an' : 'a';
+    return `must be ${article} ${issue.expected} (got ${issue.received})`;
   }
   if (issue.code === 'invalid_enum_value') {
     return `must be one of ${quoted(issue.options)} (got ${JSON.stringify(issue.received)})`;

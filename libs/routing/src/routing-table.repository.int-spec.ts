@@ -114,6 +114,20 @@ describe('RoutingTableRepository (real Redis)', () => {
     expect(Date.parse(latest!.when)).toBeGreaterThan(Date.now() - 60_000);
   });
 
+  it('reseed repairs a corrupted stored table', async () => {
+    const redis = connect();
+    const repo = new RoutingTableRepository(redis, { keyPrefix: freshPrefix() });
+    await repo.seedIfAbsent(seed, 'router');
+    await redis.set(repo.keys.table, '{"tenants": 1}');
+    await expect(repo.load()).rejects.toBeInstanceOf(RoutingValidationError);
+    await expect(repo.upsertRoute(intentDefault, { who: 'admin' })).rejects.toBeInstanceOf(
+      RoutingValidationError,
+    );
+    expect((await repo.reseed(seed, 'mesh-cli')).epoch).toBe(2);
+    expect(await repo.load()).toEqual({ epoch: 2, ...seed });
+    expect((await repo.auditLog(1))[0]).toMatchObject({ action: 'reseed', before: null });
+  });
+
   it('audits every edit with who, when, before, after and a strictly increasing epoch', async () => {
     const prefix = freshPrefix();
     const repo = new RoutingTableRepository(connect(), { keyPrefix: prefix });

@@ -97,10 +97,16 @@ export class RoutingTableRepository {
     return { seeded: committed, epoch };
   }
 
-  /** Replaces the whole table (e.g. `mesh reseed`), keeping the epoch increasing. */
+  /**
+   * Replaces the whole table (e.g. `mesh reseed`), keeping the epoch increasing. Also the way
+   * out of a corrupted stored table, which is then audited as `before: null`.
+   */
   async reseed(data: RoutingTableData, who: string): Promise<ChangeResult> {
     const valid = parseRoutingTableData(data, 'reseed');
-    const before = await this.load();
+    const before = await this.load().catch((err: unknown) => {
+      if (err instanceof RoutingValidationError) return null;
+      throw err;
+    });
     const [, epoch] = await this.commit('force', 0, valid, {
       who,
       action: 'reseed',

@@ -95,13 +95,15 @@ async function stopAll(code) {
   process.exit(code);
 }
 
+/** Demo tenants and their plaintext keys, from the comment block at the top of mesh.yaml. */
 function demoKeys() {
   const file = process.env.MESH_CONFIG || join(setup.ROOT, 'deploy', 'config', 'mesh.yaml');
   if (!existsSync(file)) return [];
   return readFileSync(file, 'utf8')
     .split('\n')
-    .filter((l) => /^#.*(key|tenant)/i.test(l))
-    .map((l) => l.replace(/^#\s?/, ''));
+    .map((l) => /^#\s+([a-z][\w-]*)\s+(\S+-key)\s+[0-9a-f]{64}\s*$/.exec(l))
+    .filter(Boolean)
+    .map((m) => `tenant ${m[1].padEnd(7)} Authorization: Bearer ${m[2]}`);
 }
 
 function grpcAddress(url) {

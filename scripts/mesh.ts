@@ -1,0 +1,59 @@
+/**
+ * Operator commands against the routing table in Redis:
+ *   npm run mesh -- reseed        replace the stored table with MESH_CONFIG (audited)
+ *   npm run mesh -- show          print the current table and epoch
+ *   npm run mesh -- audit [n]     print the newest n audit entries (default 20)
+ * Uses REDIS_URL, REDIS_KEY_PREFIX and MESH_CONFIG like the apps.
+ */
+import { createRedisClient, keyPrefix, loadConfig, redisUrl } from '@mesh/config';
+import { RoutingTableRepository, seedFromMeshConfig } from '@mesh/routing';
+import { z } from 'zod';
+
+const USAGE = 'usage: npm run mesh -- reseed | show | audit [n]';
+
+async function main(): Promise<number> {
+  const [command, arg] = process.argv.slice(2);
+  const config = loadConfig('mesh', {
+    REDIS_URL: redisUrl,
+    REDIS_KEY_PREFIX: keyPrefix,
+    MESH_CONFIG: z.string().default('deploy/config/mesh.yaml'),
+  });
+  const redis = createRedisClient(config.REDIS_URL, 'mesh-cli');
+  const repo = new RoutingTableRepository(redis, { keyPrefix: config.REDIS_KEY_PREFIX });
+  try {
+    switch (command) {
+      case 'reseed': {
+        const result = await seedFromMeshConfig(repo, config.MESH_CONFIG, {
+          who: `mesh-cli:${process.env.USER ?? 'unknown'}`,
+          force: true,
+        });
+        console.log(`reseeded from ${config.MESH_CONFIG}: epoch ${result.epoch}`);
+        return 0;
+      }
+      case 'show': {
+        console.log(JSON.stringify(await repo.load(), null, 2));
+        return 0;
+      }
+      case 'audit': {
+        const n = Number(arg ?? 20);
+        for (const entry of await repo.auditLog(Number.isInteger(n) && n > 0 ? n : 20)) {
+          console.log(JSON.stringify(entry));
+        }
+        return 0;
+      }
+      default:
+        console.error(USAGE);
+        return 2;
+    }
+  } finally {
+    redis.disconnect();
+  }
+}
+
+main().then(
+  (code) => process.exit(code),
+  (err: unknown) => {
+    console.error(err instanceof Error ? err.message : String(err));
+    process.exit(1);
+  },
+);

@@ -6,6 +6,7 @@ const IDENT_START = /[A-Za-z_]/;
 const IDENT_PART = /[A-Za-z0-9_]/;
 const NUMBER_RE =
   /(?:0[xX][0-9a-fA-F]+|(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?[fF]?)/y;
+const UTF8 = new TextDecoder('utf-8', { fatal: true });
 const SIMPLE_ESCAPES: Record<string, number> = {
   n: 0x0a,
   t: 0x09,
@@ -118,7 +119,7 @@ export class PbtxtLexer {
       }
       if (ch === quote) {
         this.pos++;
-        return Buffer.from(bytes).toString('utf8');
+        return this.decodeUtf8(bytes, startLine, startColumn);
       }
       if (ch === '\\') {
         this.readEscape(bytes);
@@ -128,6 +129,15 @@ export class PbtxtLexer {
       const encoded = Buffer.from(String.fromCodePoint(cp), 'utf8');
       bytes.push(...encoded);
       this.pos += cp > 0xffff ? 2 : 1;
+    }
+  }
+
+  /** Protobuf `string` fields must hold UTF-8; byte escapes could form anything else. */
+  private decodeUtf8(bytes: number[], line: number, column: number): string {
+    try {
+      return UTF8.decode(Uint8Array.from(bytes));
+    } catch {
+      return this.fail('string is not valid UTF-8 (check its \\x or octal escapes)', line, column);
     }
   }
 

@@ -168,6 +168,13 @@ describe('parsePbtxt errors', () => {
     ['an unterminated string', 'a: 1\nb: "abc\nc: 2', 2, 4, 'unterminated string'],
     ['a string at end of file', "a: 'abc", 1, 4, 'unterminated string'],
     ['an invalid escape', 'a: "ab\\qc"', 1, 7, "invalid escape '\\q' in string"],
+    [
+      'bytes that are not UTF-8',
+      'a: 1\n b: "ok\\xff"',
+      2,
+      5,
+      'string is not valid UTF-8 (check its \\x or octal escapes)',
+    ],
     ['an invalid number', 'a: 1.2.3', 1, 4, "invalid number '1.2.3'"],
     ['digits running into letters', 'a: 12abc', 1, 4, "invalid number '12abc'"],
     ['an unexpected character', 'a: 1\n  b: @', 2, 6, 'unexpected character "@"'],

@@ -3,7 +3,6 @@ import {
   describeValue,
   toBool,
   toEnum,
-  toFloat,
   toInteger,
   type IntKind,
   type ScalarResult,
@@ -81,10 +80,6 @@ export class MessageReader {
 
   int(name: string, kind: IntKind): number | undefined {
     return this.singular(name, (s) => toInteger(s, kind));
-  }
-
-  float(name: string): number | undefined {
-    return this.singular(name, toFloat);
   }
 
   bool(name: string): boolean | undefined {

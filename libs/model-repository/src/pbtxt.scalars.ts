@@ -43,22 +43,6 @@ export function toInteger(scalar: TextScalar, kind: IntKind): ScalarResult<numbe
   return { ok: true, value: Number(value) };
 }
 
-export function toFloat(scalar: TextScalar): ScalarResult<number> {
-  const text = scalar.text.toLowerCase();
-  const negative = text.startsWith('-');
-  const body = negative ? text.slice(1) : text;
-  const sign = negative ? -1 : 1;
-  if (scalar.type === 'identifier') {
-    if (body === 'inf' || body === 'infinity') return { ok: true, value: sign * Infinity };
-    if (body === 'nan') return { ok: true, value: NaN };
-    return { ok: false, reason: 'a number' };
-  }
-  if (scalar.type !== 'number') return { ok: false, reason: 'a number' };
-  const integer = integerLiteral(scalar);
-  if (integer !== undefined) return { ok: true, value: Number(integer) };
-  return { ok: true, value: sign * parseFloat(body.replace(/f$/, '')) };
-}
-
 const TRUE = new Set(['true', 'True', 't', '1']);
 const FALSE = new Set(['false', 'False', 'f', '0']);
 

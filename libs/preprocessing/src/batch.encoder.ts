@@ -135,17 +135,18 @@ export class BatchEncoder {
     const specials = this.tokenizer.specialCount(isPair);
     const budget = this.options.maxLength - specials;
     const prepare = this.pipeline.prepare;
-    let a = this.tokenizer.segment(text, prepare, budget);
-    let b = isPair ? this.tokenizer.segment(pair, prepare, budget) : undefined;
-    if (b && !a.complete && !b.complete) {
-      // Both sides are over budget: which one is longer decides who keeps the odd token.
-      a = this.tokenizer.segment(text, prepare);
-      b = this.tokenizer.segment(pair!, prepare);
-    }
+    const { maxLength } = this.options;
+    // Pairs need counts exact up to maxLength (see longestFirstKeep); single texts up to budget.
+    const a = this.tokenizer.segment(text, prepare, isPair ? maxLength : budget);
+    const b = isPair ? this.tokenizer.segment(pair, prepare, maxLength) : undefined;
     const lenA = a.ids.length;
     const lenB = b ? b.ids.length : 0;
     const keep: [number, number] = b
-      ? longestFirstKeep(lenA, lenB, budget)
+      ? longestFirstKeep(
+          this.tokenizer.cappedLength(a, maxLength),
+          this.tokenizer.cappedLength(b, maxLength),
+          budget,
+        )
       : [Math.min(lenA, budget), 0];
     const truncated = keep[0] < lenA || keep[1] < lenB;
     return { template, segments: [a, b], keep, length: specials + keep[0] + keep[1], truncated };

@@ -25,7 +25,7 @@ export interface SegmentTokens {
 }
 
 interface TokenizerJson {
-  model?: { type?: string; unk_token?: string };
+  model?: { type?: string; unk_token?: string; continuing_subword_prefix?: string };
   added_tokens?: { content: string }[];
   normalizer?: { type?: string; handle_chinese_chars?: boolean } | null;
   padding?: { pad_id?: number } | null;
@@ -54,6 +54,7 @@ export class BertTokenizer {
   readonly padId: number;
   readonly vocabSize: number;
   private readonly unkId: number;
+  private readonly subwordPrefix: string;
   private readonly addedBigrams: ReadonlySet<string>;
   private readonly spaceAstralCjk: boolean;
 
@@ -70,6 +71,7 @@ export class BertTokenizer {
     this.spaceAstralCjk =
       json.normalizer?.type === 'BertNormalizer' && json.normalizer.handle_chinese_chars !== false;
     this.addedBigrams = addedTokenBigrams((json.added_tokens ?? []).map((t) => t.content));
+    this.subwordPrefix = json.model.continuing_subword_prefix ?? '##';
     this.unkId = this.hf.token_to_id(json.model.unk_token ?? '[UNK]') ?? 0;
   }
 
@@ -100,6 +102,19 @@ export class BertTokenizer {
       cap *= 4;
     }
     return { ...this.tokenizeAll(prepare(text)), complete: true };
+  }
+
+  /**
+   * Hugging Face tokenizers (Rust, 0.23) stop tokenizing a sequence of a pair once it has
+   * `maxLength` tokens, at the end of the word being tokenized, before LongestFirst compares
+   * lengths. Returns that length: tokens through the first word whose end reaches `maxLength`
+   * (continuation pieces carry the subword prefix, e.g. "##").
+   */
+  cappedLength(seg: SegmentTokens, maxLength: number): number {
+    const { tokens } = seg;
+    let k = maxLength;
+    while (k < tokens.length && tokens[k]!.startsWith(this.subwordPrefix)) k++;
+    return Math.min(k, tokens.length);
   }
 
   tokenToId(token: string): number | undefined {

@@ -1,11 +1,11 @@
 /**
  * How many content tokens of A and B to keep so that together they fit `budget` (maxLength
- * minus the template's special tokens), exactly as Hugging Face tokenizers' LongestFirst
- * strategy does, including which side gets the odd token: when both must be cut, the longer
- * input keeps ceil(budget / 2), and on equal lengths B does.
+ * minus the template's special tokens): Hugging Face tokenizers' LongestFirst, ported as is,
+ * including which side keeps the odd token (when both must be cut, the shorter keeps
+ * floor(budget / 2) and the longer ceil; on equal lengths A keeps the floor).
  *
- * Counts may be capped (any value above `budget` stands for "longer than budget") unless both
- * exceed the budget: then which one is longer matters and the caller passes exact counts.
+ * Pass the lengths the Rust tokenizer compares: each sequence's length capped at the end of
+ * the word that reaches maxLength (BertTokenizer.cappedLength), not the full length.
  */
 export function longestFirstKeep(lenA: number, lenB: number, budget: number): [number, number] {
   if (lenA + lenB <= budget) return [lenA, lenB];

@@ -71,11 +71,10 @@ export class KServeBackendPool {
         channelOptions: options.channelOptions,
       });
       const backend = new KServeBackend(client, breaker);
-      backend.breaker.onStateChange((s) =>
-        options.log?.('warn', 'kserve_circuit', {
+      backend.breaker.onStateChange(() =>
+        options.log?.(backend.circuit === 'closed' ? 'info' : 'warn', 'kserve_circuit', {
           backend: address,
           state: backend.circuit,
-          code: s,
         }),
       );
       return backend;

@@ -1,0 +1,13 @@
+import type { EncodedBatch } from '@mesh/preprocessing';
+import type { OutputTensor } from '@mesh/preprocessing';
+import type { ServableVersion } from './servable-version';
+
+export interface InferenceMeta {
+  requestId: string;
+  traceparent: string | undefined;
+}
+
+/** Sends one encoded batch to a backend serving the version and returns its float output. */
+export interface InferenceGateway {
+  infer(version: ServableVersion, batch: EncodedBatch, meta: InferenceMeta): Promise<OutputTensor>;
+}

@@ -1,0 +1,71 @@
+import type { LabelScore, Prediction } from '@mesh/preprocessing';
+import type { Tenant } from '@mesh/routing';
+
+/** Transport-independent facts about one call, filled in at the edge. */
+export interface CallContext {
+  transport: 'http' | 'grpc';
+  /** Raw `authorization` header / metadata value, if any. */
+  authorization: string | undefined;
+  requestId: string;
+  traceparent: string | undefined;
+  /** `x-mesh-sticky-key`: the same key always picks the same version while weights hold. */
+  stickyKey: string | undefined;
+  /** When the edge received the call (`performance.now()`), for queue time and latencyMs. */
+  receivedAt: number;
+}
+
+export interface PredictCommand {
+  task: string;
+  text: string;
+  textPair?: string;
+}
+
+export interface PredictBatchCommand {
+  task: string;
+  texts: string[];
+}
+
+export interface TokenizeCommand {
+  task: string;
+  text: string;
+  textPair?: string;
+}
+
+export type { LabelScore, Prediction };
+
+export interface PredictResult {
+  model: string;
+  version: number;
+  prediction: Prediction;
+  latencyMs: number;
+}
+
+export interface PredictBatchResult {
+  model: string;
+  version: number;
+  results: Prediction[];
+  latencyMs: number;
+}
+
+export interface TokenizeOutcome {
+  model: string;
+  version: number;
+  pipeline: string;
+  tokens: string[];
+  inputIds: number[];
+  attentionMask: number[];
+  tokenTypeIds: number[];
+  truncated: boolean;
+}
+
+export interface TaskInfo {
+  task: string;
+  model: string;
+  kind: 'classification' | 'embedding' | 'unknown';
+  versions: number[];
+}
+
+/** An authenticated caller. */
+export interface Caller {
+  tenant: Tenant;
+}

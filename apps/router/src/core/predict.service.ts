@@ -1,0 +1,212 @@
+import { performance } from 'node:perf_hooks';
+import { InputTooLargeError, type EncodedBatch, type TextInput } from '@mesh/preprocessing';
+import type { Route, Tenant } from '@mesh/routing';
+import { BatchTooLargeError, UnsupportedForModelError } from '../errors/router.errors';
+import { AdmissionService } from './admission.service';
+import type { InferenceGateway } from './inference.gateway';
+import type {
+  CallContext,
+  PredictBatchCommand,
+  PredictBatchResult,
+  PredictCommand,
+  PredictResult,
+  Prediction,
+  TokenizeCommand,
+  TokenizeOutcome,
+} from './predict.commands';
+import { ResponseCacheRegistry } from './response-cache.registry';
+import type { RouteSelector } from './route.selector';
+import type { RouterMetrics } from './router.metrics';
+import type { ServableVersion } from './servable-version';
+
+type Method = 'predict' | 'predict_batch' | 'tokenize';
+
+/**
+ * The predict path: admit the tenant, pick a routable version, tokenize with that version's
+ * pinned pipeline, infer on a backend, postprocess. Transport-neutral: HTTP and gRPC
+ * controllers call the same methods with validated commands.
+ */
+export class PredictService {
+  constructor(
+    private readonly admission: AdmissionService,
+    private readonly selector: RouteSelector,
+    private readonly inference: InferenceGateway,
+    private readonly caches: ResponseCacheRegistry,
+    private readonly metrics: RouterMetrics,
+    private readonly maxBatch: (version: ServableVersion) => number,
+  ) {}
+
+  predict(ctx: CallContext, tenant: Tenant, cmd: PredictCommand): Promise<PredictResult> {
+    return this.observe(ctx, tenant, cmd.task, 'predict', async (chosen) => {
+      const input: TextInput =
+        cmd.textPair === undefined
+          ? { text: cmd.text }
+          : { text: cmd.text, textPair: cmd.textPair };
+      const [prediction] = await this.run(ctx, chosen.route, chosen.version, [input]);
+      return {
+        model: chosen.version.model,
+        version: chosen.version.version,
+        prediction: prediction!,
+      };
+    });
+  }
+
+  predictBatch(
+    ctx: CallContext,
+    tenant: Tenant,
+    cmd: PredictBatchCommand,
+  ): Promise<PredictBatchResult> {
+    return this.observe(ctx, tenant, cmd.task, 'predict_batch', async (chosen) => {
+      const limit = this.maxBatch(chosen.version);
+      if (cmd.texts.length > limit) throw new BatchTooLargeError(cmd.texts.length, limit);
+      const inputs = cmd.texts.map((text) => ({ text }));
+      const results = await this.run(ctx, chosen.route, chosen.version, inputs);
+      return { model: chosen.version.model, version: chosen.version.version, results };
+    });
+  }
+
+  tokenize(ctx: CallContext, tenant: Tenant, cmd: TokenizeCommand): Promise<TokenizeOutcome> {
+    return this.observe(ctx, tenant, cmd.task, 'tokenize', async ({ version }) => {
+      const input: TextInput =
+        cmd.textPair === undefined
+          ? { text: cmd.text }
+          : { text: cmd.text, textPair: cmd.textPair };
+      checkInputs(version, [input]);
+      const t = version.tokenize(input);
+      return {
+        model: version.model,
+        version: version.version,
+        pipeline: version.pipeline,
+        tokens: t.tokens,
+        inputIds: t.ids,
+        attentionMask: t.attentionMask,
+        tokenTypeIds: t.typeIds,
+        truncated: t.truncated,
+      };
+    });
+  }
+
+  /** Admission, version choice, metrics and latency common to every method. */
+  private async observe<T extends object>(
+    ctx: CallContext,
+    tenant: Tenant,
+    task: string,
+    method: Method,
+    body: (chosen: { route: Route; version: ServableVersion }) => Promise<T>,
+  ): Promise<T & { latencyMs: number }> {
+    let model = '';
+    let version = '';
+    let outcome = 'ok';
+    try {
+      const release = await this.admission.admit(tenant);
+      try {
+        const chosen = this.selector.select(tenant, task, ctx.stickyKey);
+        model = chosen.version.model;
+        version = String(chosen.version.version);
+        this.metrics.stage('queue', model, chosen.version.version, sinceSeconds(ctx.receivedAt));
+        const result = await body(chosen);
+        return { ...result, latencyMs: round(performance.now() - ctx.receivedAt) };
+      } finally {
+        release();
+      }
+    } catch (err: unknown) {
+      outcome = codeOf(err);
+      throw err;
+    } finally {
+      this.metrics.request(
+        { transport: ctx.transport, method, tenant: tenant.name, task, model, version, outcome },
+        sinceSeconds(ctx.receivedAt),
+      );
+    }
+  }
+
+  /** Cache lookups first; only the misses are tokenized and sent in one inference call. */
+  private async run(
+    ctx: CallContext,
+    route: Route,
+    version: ServableVersion,
+    inputs: TextInput[],
+  ): Promise<Prediction[]> {
+    checkInputs(version, inputs);
+    const cache = this.caches.forRoute(route);
+    const out: (Prediction | undefined)[] = inputs.map((input) => {
+      if (!cache) return undefined;
+      const hit = cache.get(version, input.text, input.textPair);
+      this.metrics.cacheLookup(version.model, version.version, hit !== undefined);
+      return hit;
+    });
+    const missing = inputs.flatMap((input, i) => (out[i] === undefined ? [i] : []));
+    if (missing.length > 0) {
+      const fresh = await this.infer(
+        ctx,
+        version,
+        missing.map((i) => inputs[i]!),
+      );
+      missing.forEach((index, j) => {
+        const prediction = fresh[j]!;
+        out[index] = prediction;
+        cache?.set(version, inputs[index]!.text, inputs[index]!.textPair, prediction);
+      });
+    }
+    this.metrics.predicted(version.model, version.version, inputs.length);
+    return out as Prediction[];
+  }
+
+  private async infer(
+    ctx: CallContext,
+    version: ServableVersion,
+    inputs: TextInput[],
+  ): Promise<Prediction[]> {
+    let t = performance.now();
+    const batch: EncodedBatch = version.encode(inputs);
+    t = this.lap('tokenize', version, t);
+    const output = await this.inference.infer(version, batch, {
+      requestId: ctx.requestId,
+      traceparent: ctx.traceparent,
+    });
+    t = this.lap('infer', version, t);
+    const predictions = version.postprocess(output, batch);
+    this.lap('postprocess', version, t);
+    return predictions;
+  }
+
+  private lap(
+    stage: 'tokenize' | 'infer' | 'postprocess',
+    v: ServableVersion,
+    start: number,
+  ): number {
+    const now = performance.now();
+    this.metrics.stage(stage, v.model, v.version, (now - start) / 1000);
+    return now;
+  }
+}
+
+/** Hard caps from the manifest, checked before any tokenizer work (413, not truncation). */
+function checkInputs(version: ServableVersion, inputs: readonly TextInput[]): void {
+  inputs.forEach((input, index) => {
+    if (input.textPair !== undefined && version.kind === 'embedding') {
+      throw new UnsupportedForModelError(
+        `model '${version.model}' is an embedding model and takes no textPair`,
+      );
+    }
+    for (const field of ['text', 'textPair'] as const) {
+      const value = input[field];
+      if (value !== undefined && value.length > version.hardMaxChars) {
+        throw new InputTooLargeError(field, index, value.length, version.hardMaxChars);
+      }
+    }
+  });
+}
+
+function codeOf(err: unknown): string {
+  const code = (err as { code?: unknown } | null)?.code;
+  return typeof code === 'string' ? code : typeof code === 'number' ? `GRPC_${code}` : 'INTERNAL';
+}
+
+function sinceSeconds(start: number): number {
+  return (performance.now() - start) / 1000;
+}
+
+function round(ms: number): number {
+  return Math.round(ms * 1000) / 1000;
+}

@@ -1,0 +1,41 @@
+import type { Route, RoutingTableCache, Tenant, WeightedVersionPicker } from '@mesh/routing';
+import type { BackendDirectory } from './backend.directory';
+import type { VersionCatalog } from './version.catalog';
+import type { ServableVersion } from './servable-version';
+
+export interface SelectedVersion {
+  route: Route;
+  version: ServableVersion;
+}
+
+/**
+ * Resolves (tenant, task) to a route and picks a version that is safe to send to: its
+ * preprocessing loaded cleanly, a backend reports it READY, and that backend serves the
+ * exact model bytes the manifest names. Otherwise NoRoutableVersionError (503) says why.
+ */
+export class RouteSelector {
+  constructor(
+    private readonly routes: RoutingTableCache,
+    private readonly picker: WeightedVersionPicker,
+    private readonly catalog: VersionCatalog,
+    private readonly backends: BackendDirectory,
+  ) {}
+
+  select(tenant: Tenant, task: string, stickyKey: string | undefined): SelectedVersion {
+    const { route } = this.routes.resolve(tenant.name, task);
+    const picked = this.picker.pick(route, {
+      ...(stickyKey === undefined ? {} : { stickyKey }),
+      unroutableReason: (model, version) => this.unroutableReason(model, version),
+    });
+    // The picker only returns versions the catalog holds, so this lookup cannot miss.
+    const version = this.catalog.servable(picked.model, picked.version);
+    if (!version) throw new Error(`catalog lost ${picked.model} v${picked.version}`);
+    return { route, version };
+  }
+
+  unroutableReason(model: string, version: number): string | undefined {
+    const servable = this.catalog.servable(model, version);
+    if (!servable) return this.catalog.problem(model, version);
+    return this.backends.unroutableReason(servable);
+  }
+}

@@ -1,0 +1,89 @@
+import { Counter, Histogram, type Registry } from 'prom-client';
+
+export type Stage = 'queue' | 'tokenize' | 'infer' | 'postprocess';
+
+/** Labels of one finished request; `model`/`version` are empty when routing failed first. */
+export interface RequestLabels {
+  transport: 'http' | 'grpc';
+  method: 'predict' | 'predict_batch' | 'tokenize';
+  tenant: string;
+  task: string;
+  model: string;
+  version: string;
+  /** `ok` or the error code. */
+  outcome: string;
+}
+
+const LATENCY_BUCKETS = [
+  0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10,
+];
+
+/** The router's Prometheus series, registered on the process's own registry. */
+export class RouterMetrics {
+  private readonly requests: Counter<keyof RequestLabels>;
+  private readonly latency: Histogram<keyof RequestLabels>;
+  private readonly stages: Histogram<'stage' | 'model' | 'version'>;
+  private readonly items: Counter<'model' | 'version'>;
+  private readonly cache: Counter<'model' | 'version' | 'result'>;
+
+  constructor(registry: Registry) {
+    const labelNames = [
+      'transport',
+      'method',
+      'tenant',
+      'task',
+      'model',
+      'version',
+      'outcome',
+    ] as const;
+    this.requests = new Counter({
+      name: 'mesh_router_requests_total',
+      help: 'Requests finished, by tenant, task, model, version and outcome (ok or error code)',
+      labelNames,
+      registers: [registry],
+    });
+    this.latency = new Histogram({
+      name: 'mesh_router_request_duration_seconds',
+      help: 'Time from receiving a request to answering it',
+      labelNames,
+      buckets: LATENCY_BUCKETS,
+      registers: [registry],
+    });
+    this.stages = new Histogram({
+      name: 'mesh_router_stage_duration_seconds',
+      help: 'Time spent per stage: queue (admission to start), tokenize, infer, postprocess',
+      labelNames: ['stage', 'model', 'version'],
+      buckets: LATENCY_BUCKETS,
+      registers: [registry],
+    });
+    this.items = new Counter({
+      name: 'mesh_router_items_total',
+      help: 'Texts predicted (a batch counts each text)',
+      labelNames: ['model', 'version'],
+      registers: [registry],
+    });
+    this.cache = new Counter({
+      name: 'mesh_router_cache_requests_total',
+      help: 'Response cache lookups by result (hit or miss)',
+      labelNames: ['model', 'version', 'result'],
+      registers: [registry],
+    });
+  }
+
+  request(labels: RequestLabels, seconds: number): void {
+    this.requests.inc(labels);
+    this.latency.observe(labels, seconds);
+  }
+
+  stage(stage: Stage, model: string, version: number, seconds: number): void {
+    this.stages.observe({ stage, model, version: String(version) }, seconds);
+  }
+
+  predicted(model: string, version: number, count: number): void {
+    this.items.inc({ model, version: String(version) }, count);
+  }
+
+  cacheLookup(model: string, version: number, hit: boolean): void {
+    this.cache.inc({ model, version: String(version), result: hit ? 'hit' : 'miss' });
+  }
+}

@@ -1,0 +1,52 @@
+import type {
+  EncodedBatch,
+  ModelVersionPreprocessor,
+  OutputTensor,
+  Prediction,
+  TextInput,
+  TokenizeResult,
+} from '@mesh/preprocessing';
+
+/**
+ * One model version whose preprocessing manifest, tokenizer and config were checked at load
+ * and agree: everything the predict path needs to turn texts into tensors and outputs into
+ * answers. Immutable.
+ */
+export class ServableVersion {
+  readonly model: string;
+  readonly version: number;
+  /** `pipeline@version`. */
+  readonly pipeline: string;
+  readonly kind: 'classification' | 'embedding';
+  readonly maxLength: number;
+  readonly hardMaxChars: number;
+  /** Output tensor the postprocessing reads. */
+  readonly output: string;
+
+  constructor(
+    private readonly pre: ModelVersionPreprocessor,
+    /** sha256 of the model.onnx the manifest names (checked against each backend's config). */
+    readonly modelSha256: string,
+  ) {
+    this.model = pre.model;
+    this.version = Number(pre.version);
+    this.pipeline = pre.pipeline.id;
+    this.kind = pre.manifest.postprocess.kind;
+    this.maxLength = pre.manifest.maxLength;
+    this.hardMaxChars = pre.manifest.hardMaxChars;
+    this.output = pre.manifest.postprocess.output;
+  }
+
+  encode(items: readonly TextInput[]): EncodedBatch {
+    return this.pre.encode(items);
+  }
+
+  tokenize(item: TextInput): TokenizeResult {
+    return this.pre.tokenize(item);
+  }
+
+  /** One prediction per batch row, in order. */
+  postprocess(output: OutputTensor, batch: EncodedBatch): Prediction[] {
+    return this.pre.postprocess(output, batch);
+  }
+}

@@ -1,0 +1,229 @@
+import { status as GrpcStatus } from '@grpc/grpc-js';
+import {
+  AdminForbiddenError,
+  EpochConflictError,
+  NoRoutableVersionError,
+  RateLimitedError,
+  RouteNotFoundError,
+  RoutingEntryNotFoundError,
+  RoutingTableMissingError,
+  RoutingValidationError,
+  TaskNotAllowedError,
+  TooManyInFlightError,
+  UnauthenticatedError,
+} from '@mesh/routing';
+import { InputTooLargeError, InputValidationError, OutputShapeError } from '@mesh/preprocessing';
+import { ERROR_TABLE } from './error-table';
+import { describeError, errorBody } from './error-view';
+import {
+  BadBackendResponseError,
+  BatchTooLargeError,
+  PayloadTooLargeError,
+  RequestValidationError,
+  UnsupportedForModelError,
+} from './router.errors';
+
+const cases: [string, unknown, string, number, GrpcStatus][] = [
+  [
+    'bad request body',
+    new RequestValidationError([{ path: 'task', message: 'is required' }]),
+    'INVALID_ARGUMENT',
+    400,
+    GrpcStatus.INVALID_ARGUMENT,
+  ],
+  [
+    'pair on an embedder',
+    new UnsupportedForModelError('no pairs'),
+    'INVALID_ARGUMENT',
+    400,
+    GrpcStatus.INVALID_ARGUMENT,
+  ],
+  [
+    'unusable text',
+    new InputValidationError('not text'),
+    'INVALID_INPUT',
+    400,
+    GrpcStatus.INVALID_ARGUMENT,
+  ],
+  [
+    'bad admin edit',
+    new RoutingValidationError('route', [{ path: 'model', message: 'x' }]),
+    'INVALID_ROUTING_CONFIG',
+    400,
+    GrpcStatus.INVALID_ARGUMENT,
+  ],
+  ['missing key', new UnauthenticatedError(), 'UNAUTHENTICATED', 401, GrpcStatus.UNAUTHENTICATED],
+  [
+    'non-admin key on admin API',
+    new AdminForbiddenError(),
+    'ADMIN_FORBIDDEN',
+    403,
+    GrpcStatus.PERMISSION_DENIED,
+  ],
+  [
+    'task not allowed',
+    new TaskNotAllowedError('intent'),
+    'FORBIDDEN_TASK',
+    403,
+    GrpcStatus.PERMISSION_DENIED,
+  ],
+  ['unknown task', new RouteNotFoundError('nope'), 'TASK_NOT_FOUND', 404, GrpcStatus.NOT_FOUND],
+  [
+    'unknown admin entry',
+    new RoutingEntryNotFoundError('route', 'a/b'),
+    'NOT_FOUND',
+    404,
+    GrpcStatus.NOT_FOUND,
+  ],
+  ['stale epoch', new EpochConflictError(1, 2), 'EPOCH_CONFLICT', 409, GrpcStatus.ABORTED],
+  [
+    'body over limit',
+    new PayloadTooLargeError(10),
+    'PAYLOAD_TOO_LARGE',
+    413,
+    GrpcStatus.INVALID_ARGUMENT,
+  ],
+  [
+    'text over hardMaxChars',
+    new InputTooLargeError('text', 0, 30, 20),
+    'TEXT_TOO_LONG',
+    413,
+    GrpcStatus.INVALID_ARGUMENT,
+  ],
+  [
+    'batch over bound',
+    new BatchTooLargeError(300, 256),
+    'BATCH_TOO_LARGE',
+    413,
+    GrpcStatus.INVALID_ARGUMENT,
+  ],
+  ['rate limited', new RateLimitedError(1500), 'RATE_LIMITED', 429, GrpcStatus.RESOURCE_EXHAUSTED],
+  [
+    'too many in flight',
+    new TooManyInFlightError(4),
+    'TOO_MANY_IN_FLIGHT',
+    429,
+    GrpcStatus.RESOURCE_EXHAUSTED,
+  ],
+  [
+    'no routable version',
+    new NoRoutableVersionError('m', [{ version: 1, reason: 'sha mismatch' }]),
+    'BACKEND_UNAVAILABLE',
+    503,
+    GrpcStatus.UNAVAILABLE,
+  ],
+  [
+    'table not seeded',
+    new RoutingTableMissingError(),
+    'ROUTING_TABLE_MISSING',
+    503,
+    GrpcStatus.UNAVAILABLE,
+  ],
+  [
+    'backend answered garbage',
+    new BadBackendResponseError('x'),
+    'BAD_BACKEND_RESPONSE',
+    502,
+    GrpcStatus.INTERNAL,
+  ],
+  [
+    'output shape wrong',
+    new OutputShapeError('x'),
+    'OUTPUT_SHAPE_MISMATCH',
+    502,
+    GrpcStatus.INTERNAL,
+  ],
+  [
+    'backend UNAVAILABLE',
+    Object.assign(new Error('x'), { code: GrpcStatus.UNAVAILABLE, details: 'down' }),
+    'BACKEND_UNAVAILABLE',
+    503,
+    GrpcStatus.UNAVAILABLE,
+  ],
+  [
+    'backend deadline',
+    Object.assign(new Error('x'), { code: GrpcStatus.DEADLINE_EXCEEDED, details: 'slow' }),
+    'BACKEND_TIMEOUT',
+    504,
+    GrpcStatus.DEADLINE_EXCEEDED,
+  ],
+  [
+    'fastify body too large',
+    Object.assign(new Error('big'), { code: 'FST_ERR_CTP_BODY_TOO_LARGE', statusCode: 413 }),
+    'PAYLOAD_TOO_LARGE',
+    413,
+    GrpcStatus.INVALID_ARGUMENT,
+  ],
+  [
+    'fastify bad JSON',
+    Object.assign(new SyntaxError('Unexpected token'), { statusCode: 400 }),
+    'INVALID_JSON',
+    400,
+    GrpcStatus.INVALID_ARGUMENT,
+  ],
+  [
+    'fastify wrong content type',
+    Object.assign(new Error('ct'), { code: 'FST_ERR_CTP_INVALID_MEDIA_TYPE', statusCode: 415 }),
+    'UNSUPPORTED_MEDIA_TYPE',
+    415,
+    GrpcStatus.INVALID_ARGUMENT,
+  ],
+  [
+    'unknown HTTP route',
+    Object.assign(new Error('Cannot GET /x'), { status: 404 }),
+    'ROUTE_NOT_FOUND',
+    404,
+    GrpcStatus.NOT_FOUND,
+  ],
+  ['a bug', new TypeError('undefined is not a function'), 'INTERNAL', 500, GrpcStatus.INTERNAL],
+  ['a thrown string', 'boom', 'INTERNAL', 500, GrpcStatus.INTERNAL],
+];
+
+describe('error table', () => {
+  const rows = cases.map(([what, err, code, http, grpc]) => ({ what, err, code, http, grpc }));
+
+  it.each(rows)('$what → $code, HTTP $http, gRPC $grpc', ({ err, code, http, grpc }) => {
+    const view = describeError(err);
+    expect(view.code).toBe(code);
+    expect(view.mapping).toEqual({ http, grpc });
+  });
+
+  it('answers 500 only for errors no client can cause', () => {
+    const clientCodes = Object.entries(ERROR_TABLE).filter(([, m]) => m.http < 500);
+    for (const [, m] of clientCodes) expect(m.grpc).not.toBe(GrpcStatus.INTERNAL);
+    expect(
+      Object.entries(ERROR_TABLE)
+        .filter(([, m]) => m.http === 500)
+        .map(([c]) => c),
+    ).toEqual(['INTERNAL']);
+  });
+
+  it('never leaks the message of an internal error', () => {
+    const body = errorBody(describeError(new Error('password=hunter2 at db.ts:12')));
+    expect(body).toEqual({ error: { code: 'INTERNAL', message: 'internal error' } });
+  });
+
+  it('carries retry-after seconds and the domain fields as details', () => {
+    const view = describeError(new RateLimitedError(1200));
+    expect(view.retryAfterSeconds).toBe(2);
+    const unroutable = describeError(
+      new NoRoutableVersionError('m', [{ version: 2, reason: 'tokenizer sha256 differs' }]),
+    );
+    expect(errorBody(unroutable).error.details).toEqual({
+      model: 'm',
+      reasons: [{ version: 2, reason: 'tokenizer sha256 differs' }],
+    });
+    expect(unroutable.message).toContain('v2: tokenizer sha256 differs');
+  });
+
+  it('keeps validation issues as details', () => {
+    const body = errorBody(
+      describeError(new RequestValidationError([{ path: 'texts.3', message: 'must be a string' }])),
+    );
+    expect(body.error).toEqual({
+      code: 'INVALID_ARGUMENT',
+      message: 'invalid request: texts.3: must be a string',
+      details: { issues: [{ path: 'texts.3', message: 'must be a string' }] },
+    });
+  });
+});

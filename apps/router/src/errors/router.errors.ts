@@ -1,0 +1,76 @@
+/** A problem with one field of a request, e.g. `texts[3]: must be a string`. */
+export interface FieldIssue {
+  path: string;
+  message: string;
+}
+
+/** Base of the errors the router itself raises; edges map `code` through the error table. */
+export abstract class RouterError extends Error {
+  abstract readonly code: string;
+
+  constructor(message: string) {
+    super(message);
+    this.name = new.target.name;
+  }
+}
+
+/** The request body or message did not match the API's schema. */
+export class RequestValidationError extends RouterError {
+  readonly code = 'INVALID_ARGUMENT';
+
+  constructor(readonly issues: readonly FieldIssue[]) {
+    super(
+      issues.length === 1 && issues[0]
+        ? `invalid request: ${issues[0].path || '(body)'}: ${issues[0].message}`
+        : `invalid request: ${issues.length} problems`,
+    );
+  }
+}
+
+/** The request body is bigger than the router accepts. */
+export class PayloadTooLargeError extends RouterError {
+  readonly code = 'PAYLOAD_TOO_LARGE';
+
+  constructor(readonly limitBytes: number) {
+    super(`request body exceeds ${limitBytes} bytes`);
+  }
+}
+
+/** A sync batch with more items than the bound derived from the backend message limit. */
+export class BatchTooLargeError extends RouterError {
+  readonly code = 'BATCH_TOO_LARGE';
+
+  constructor(
+    readonly size: number,
+    readonly limit: number,
+  ) {
+    super(`batch has ${size} texts; the limit is ${limit} (use a bulk job for more)`);
+  }
+}
+
+/** The request asks for something the routed model cannot do (e.g. a pair on an embedder). */
+export class UnsupportedForModelError extends RouterError {
+  readonly code = 'INVALID_ARGUMENT';
+
+  constructor(reason: string) {
+    super(reason);
+  }
+}
+
+/** The backend answered, but not with what the version's config promised. */
+export class BadBackendResponseError extends RouterError {
+  readonly code = 'BAD_BACKEND_RESPONSE';
+
+  constructor(reason: string) {
+    super(reason);
+  }
+}
+
+/** An admin route to an unknown model, or a version the router cannot serve. */
+export class UnknownModelError extends RouterError {
+  readonly code = 'INVALID_ARGUMENT';
+
+  constructor(readonly model: string) {
+    super(`model '${model}' is not in the model repository`);
+  }
+}

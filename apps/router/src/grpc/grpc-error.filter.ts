@@ -1,0 +1,38 @@
+import { Metadata } from '@grpc/grpc-js';
+import { Catch, Inject, type RpcExceptionFilter } from '@nestjs/common';
+import type { Logger } from 'pino';
+import { throwError, type Observable } from 'rxjs';
+import { describeError } from '../errors/error-view';
+import { LOGGER } from '../router.tokens';
+
+/** What grpc-js sends back for a failed call. */
+export interface GrpcErrorResponse {
+  code: number;
+  details: string;
+  metadata: Metadata;
+}
+
+/**
+ * Maps every error leaving a gRPC handler through the same table as HTTP: the status code
+ * from the table, the message as status details, and the mesh code (plus retry-after and
+ * JSON details) in trailing metadata.
+ */
+@Catch()
+export class GrpcErrorFilter implements RpcExceptionFilter<unknown> {
+  constructor(@Inject(LOGGER) private readonly logger: Logger) {}
+
+  catch(err: unknown): Observable<never> {
+    return throwError(() => toGrpcError(err, this.logger));
+  }
+}
+
+export function toGrpcError(err: unknown, logger?: Logger): GrpcErrorResponse {
+  const view = describeError(err);
+  if (view.serverFault) logger?.error({ err }, view.message);
+  const metadata = new Metadata();
+  metadata.set('x-mesh-error-code', view.code);
+  if (view.retryAfterSeconds !== undefined)
+    metadata.set('retry-after', String(view.retryAfterSeconds));
+  if (view.details) metadata.set('x-mesh-error-details', JSON.stringify(view.details));
+  return { code: view.mapping.grpc, details: view.message, metadata };
+}

@@ -1,0 +1,126 @@
+import { Metadata, type ServerUnaryCall } from '@grpc/grpc-js';
+import { Controller, UseFilters } from '@nestjs/common';
+import { GrpcMethod } from '@nestjs/microservices';
+import { CallerService } from '../core/caller.service';
+import type { CallContext, Prediction } from '../core/predict.commands';
+import { PredictService } from '../core/predict.service';
+import { TasksService } from '../core/tasks.service';
+import { callContext } from '../http/call-context';
+import {
+  parseRequest,
+  predictBatchSchema,
+  predictSchema,
+  tokenizeSchema,
+} from '../http/request.schemas';
+import { GrpcErrorFilter } from './grpc-error.filter';
+
+interface PredictRequestMsg {
+  task?: string;
+  text?: string;
+  textPair?: string | null;
+}
+
+interface PredictBatchRequestMsg {
+  task?: string;
+  texts?: string[];
+}
+
+/**
+ * `mesh.v1.Predictor`: the same calls as the HTTP API, translated message ↔ command at this
+ * edge. Proto3 has no "absent" for plain strings, so an empty task/text reads as missing.
+ */
+@Controller()
+@UseFilters(GrpcErrorFilter)
+export class PredictorGrpcController {
+  constructor(
+    private readonly callers: CallerService,
+    private readonly predictor: PredictService,
+    private readonly tasks: TasksService,
+  ) {}
+
+  @GrpcMethod('Predictor', 'Predict')
+  async predict(
+    req: PredictRequestMsg,
+    md: Metadata,
+    call: ServerUnaryCall<unknown, unknown>,
+  ): Promise<object> {
+    const ctx = contextOf(md, call);
+    const tenant = this.callers.authenticate(ctx);
+    const r = await this.predictor.predict(ctx, tenant, parseRequest(predictSchema, singleOf(req)));
+    return {
+      model: r.model,
+      version: r.version,
+      prediction: predictionMsg(r.prediction),
+      latencyMs: r.latencyMs,
+    };
+  }
+
+  @GrpcMethod('Predictor', 'PredictBatch')
+  async predictBatch(
+    req: PredictBatchRequestMsg,
+    md: Metadata,
+    call: ServerUnaryCall<unknown, unknown>,
+  ): Promise<object> {
+    const ctx = contextOf(md, call);
+    const tenant = this.callers.authenticate(ctx);
+    const cmd = parseRequest(predictBatchSchema, {
+      task: orUndefined(req.task),
+      texts: req.texts ?? [],
+    });
+    const r = await this.predictor.predictBatch(ctx, tenant, cmd);
+    return {
+      model: r.model,
+      version: r.version,
+      results: r.results.map(predictionMsg),
+      latencyMs: r.latencyMs,
+    };
+  }
+
+  @GrpcMethod('Predictor', 'Tokenize')
+  async tokenize(
+    req: PredictRequestMsg,
+    md: Metadata,
+    call: ServerUnaryCall<unknown, unknown>,
+  ): Promise<object> {
+    const ctx = contextOf(md, call);
+    const tenant = this.callers.authenticate(ctx);
+    return this.predictor.tokenize(ctx, tenant, parseRequest(tokenizeSchema, singleOf(req)));
+  }
+
+  @GrpcMethod('Predictor', 'ListTasks')
+  listTasks(_req: object, md: Metadata, call: ServerUnaryCall<unknown, unknown>): object {
+    const ctx = contextOf(md, call);
+    return { tasks: this.tasks.list(this.callers.authenticate(ctx)) };
+  }
+}
+
+function contextOf(md: Metadata, call: ServerUnaryCall<unknown, unknown>): CallContext {
+  const ctx = callContext('grpc', (name) => {
+    const v = md.get(name)[0];
+    return typeof v === 'string' ? v : undefined;
+  });
+  const out = new Metadata();
+  out.set('x-request-id', ctx.requestId);
+  call.sendMetadata(out);
+  return ctx;
+}
+
+function orUndefined(v: string | null | undefined): string | undefined {
+  return v === null || v === undefined || v === '' ? undefined : v;
+}
+
+function singleOf(req: PredictRequestMsg): object {
+  const textPair = orUndefined(req.textPair);
+  // An empty text is a valid input (it encodes to [CLS] [SEP]); only the task must be set.
+  return {
+    task: orUndefined(req.task),
+    text: req.text ?? '',
+    ...(textPair === undefined ? {} : { textPair }),
+  };
+}
+
+function predictionMsg(p: Prediction): object {
+  return p.kind === 'classification'
+    ? { label: p.label, score: p.score, scores: p.scores, embedding: [] }
+    : { label: '', score: 0, scores: [], embedding: p.embedding };
+}

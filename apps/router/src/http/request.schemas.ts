@@ -1,0 +1,27 @@
+import { z, type ZodTypeAny } from 'zod';
+import { RequestValidationError } from '../errors/router.errors';
+
+const TASK = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
+
+const task = z
+  .string({ required_error: 'is required', invalid_type_error: 'must be a string' })
+  .regex(TASK, 'must be 1-64 characters of [A-Za-z0-9._-]');
+const text = z.string({ required_error: 'is required', invalid_type_error: 'must be a string' });
+
+export const predictSchema = z.object({ task, text, textPair: text.optional() }).strict();
+
+/** The batch bound is checked by the service (it derives from the model's max length). */
+export const predictBatchSchema = z
+  .object({ task, texts: z.array(text).min(1, 'must hold at least one text') })
+  .strict();
+
+export const tokenizeSchema = predictSchema;
+
+/** Validates a decoded request once, at the edge, into the typed command the core takes. */
+export function parseRequest<S extends ZodTypeAny>(schema: S, input: unknown): z.output<S> {
+  const result = schema.safeParse(input ?? undefined);
+  if (result.success) return result.data as z.output<S>;
+  throw new RequestValidationError(
+    result.error.issues.map((i) => ({ path: i.path.join('.'), message: i.message })),
+  );
+}

@@ -1,0 +1,72 @@
+import 'reflect-metadata';
+import { join } from 'node:path';
+import { resolveProtoDir } from '@mesh/kserve';
+import { PreprocessingService } from '@mesh/preprocessing';
+import { announceListening, createHttpApp, createLogger, runMain } from '@mesh/telemetry';
+import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
+import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import type { FastifyError, FastifyInstance } from 'fastify';
+import type { Logger } from 'pino';
+import { VersionCatalog } from './core/version.catalog';
+import { MeshGrpcServer } from './grpc/mesh-grpc.server';
+import { HttpErrorFilter } from './http/http-error.filter';
+import { installRequestIdHook } from './http/request-id.hook';
+import { loadRouterConfig, type RouterConfig } from './router.config';
+import { RouterModule } from './router.module';
+
+void runMain('router', async () => {
+  const config = loadRouterConfig();
+  const logger = createLogger('router', config.LOG_LEVEL);
+  const catalog = await VersionCatalog.load(
+    config.MODEL_REPOSITORY,
+    new PreprocessingService(),
+    logger,
+  );
+  logger.info(
+    { event: 'catalog', servable: catalog.all().length, unroutable: catalog.allProblems().length },
+    'model repository loaded',
+  );
+  const app = await createHttpApp(RouterModule.register(config, logger, catalog), logger, {
+    bodyLimitBytes: config.ROUTER_BODY_LIMIT_BYTES,
+  });
+  configureHttp(app, logger);
+  const grpc = grpcServer(config);
+  app.connectMicroservice({ strategy: grpc });
+  await app.startAllMicroservices();
+  await app.listen(config.ROUTER_HTTP_PORT, config.HOST);
+  const address = app.getHttpServer().address() as import('node:net').AddressInfo;
+  announceListening(logger, 'http', `http://${config.HOST}:${address.port}`);
+  announceListening(logger, 'grpc', `${config.HOST}:${grpc.boundPort()}`);
+  return { app, logger };
+});
+
+function configureHttp(app: NestFastifyApplication, logger: Logger): void {
+  const filter = new HttpErrorFilter(logger);
+  app.useGlobalFilters(filter);
+  app.enableShutdownHooks();
+  const fastify = app.getHttpAdapter().getInstance() as unknown as FastifyInstance;
+  installRequestIdHook(fastify);
+  // Body-parsing failures (413, malformed JSON) happen before Nest: same JSON error shape.
+  fastify.setErrorHandler((err: FastifyError, request, reply) => filter.reply(err, request, reply));
+  const doc = new DocumentBuilder()
+    .setTitle('model mesh router')
+    .setDescription(
+      'Tenant-routed prediction over KServe v2 backends. Errors: {error: {code, message, details?}}',
+    )
+    .setVersion('1')
+    .addBearerAuth()
+    .build();
+  SwaggerModule.setup('docs', app, () => SwaggerModule.createDocument(app, doc));
+}
+
+function grpcServer(config: RouterConfig): MeshGrpcServer {
+  return new MeshGrpcServer(
+    {
+      package: 'mesh.v1',
+      protoPath: join(resolveProtoDir(), 'mesh', 'v1', 'predictor.proto'),
+      url: `${config.HOST}:${config.ROUTER_GRPC_PORT}`,
+      loader: { keepCase: false, longs: Number, enums: String, defaults: true, oneofs: true },
+    },
+    Math.max(config.ROUTER_BODY_LIMIT_BYTES, 1024 * 1024),
+  );
+}

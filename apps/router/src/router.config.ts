@@ -1,0 +1,45 @@
+import { commonEnv, endpoints, loadConfig, port, positiveInt, redisEnv } from '@mesh/config';
+import { z } from 'zod';
+
+/** Fixed per-item overhead of a KServe request beyond the three INT64 tensors (names, shapes). */
+const PER_ITEM_OVERHEAD_BYTES = 256;
+
+const routerEnv = {
+  ...commonEnv,
+  ...redisEnv,
+  ROUTER_HTTP_PORT: port(8080),
+  ROUTER_GRPC_PORT: port(50051),
+  MODEL_REPOSITORY: z.string().min(1).default('./model_repository'),
+  KSERVE_ENDPOINTS: endpoints,
+  MESH_CONFIG: z.string().min(1).default('deploy/config/mesh.yaml'),
+  /** Empty disables the admin API (every admin call answers 403). */
+  ADMIN_API_KEY: z.string().default(''),
+  /** gRPC max message size on the backend channel and the router's own gRPC server. */
+  GRPC_MAX_MESSAGE_BYTES: positiveInt(64 * 1024 * 1024),
+  /** Largest accepted HTTP body / gRPC request message. */
+  ROUTER_BODY_LIMIT_BYTES: positiveInt(4 * 1024 * 1024),
+  /** Upper bound of a sync batch; the effective bound is also capped by the message size. */
+  ROUTER_MAX_BATCH: positiveInt(256, 4096),
+  /** Deadline of each backend inference call. */
+  ROUTER_INFER_TIMEOUT_MS: positiveInt(10_000),
+  /** Safety-net reload period of the routing table (pub/sub does the fast path). */
+  ROUTER_ROUTES_REFRESH_MS: positiveInt(5000),
+  /** How often backends are asked which models/versions are ready and what they serve. */
+  ROUTER_DISCOVERY_INTERVAL_MS: positiveInt(2000),
+};
+
+export type RouterConfig = ReturnType<typeof loadRouterConfig>;
+
+export function loadRouterConfig(env: NodeJS.ProcessEnv = process.env) {
+  return loadConfig('router', routerEnv, env);
+}
+
+/**
+ * The largest sync batch whose request fits the backend's gRPC message limit at the longest
+ * sequence the router may send (3 INT64 tensors × maxLength tokens per item).
+ */
+export function batchBound(config: RouterConfig, maxSequenceLength: number): number {
+  const perItem = 3 * 8 * maxSequenceLength + PER_ITEM_OVERHEAD_BYTES;
+  const fits = Math.floor(config.GRPC_MAX_MESSAGE_BYTES / perItem);
+  return Math.max(1, Math.min(config.ROUTER_MAX_BATCH, fits));
+}

@@ -1,0 +1,163 @@
+import { type DynamicModule, Inject, Module, type OnApplicationShutdown } from '@nestjs/common';
+import { createRedisClient } from '@mesh/config';
+import {
+  AdminAuthenticator,
+  InFlightLimiter,
+  RoutingTableCache,
+  RoutingTableRepository,
+  TenantAuthenticator,
+  TenantRateLimiter,
+  WeightedVersionPicker,
+} from '@mesh/routing';
+import {
+  HealthController,
+  METRICS_REGISTRY,
+  MetricsController,
+  READINESS_CHECKS,
+  RedisPingCheck,
+  createMetricsRegistry,
+} from '@mesh/telemetry';
+import type Redis from 'ioredis';
+import type { Logger } from 'pino';
+import type { Registry } from 'prom-client';
+import { AdminController } from './admin/admin.controller';
+import { AdminService } from './admin/admin.service';
+import { KServeBackends } from './backend/kserve.backends';
+import { AdmissionService } from './core/admission.service';
+import { CallerService } from './core/caller.service';
+import { PredictService } from './core/predict.service';
+import { ResponseCacheRegistry } from './core/response-cache.registry';
+import { RouteSelector } from './core/route.selector';
+import { RouterMetrics } from './core/router.metrics';
+import { TasksService } from './core/tasks.service';
+import { VersionCatalog } from './core/version.catalog';
+import { GrpcErrorFilter } from './grpc/grpc-error.filter';
+import { PredictorGrpcController } from './grpc/predictor.grpc.controller';
+import { PredictController } from './http/predict.controller';
+import { batchBound, type RouterConfig } from './router.config';
+import { RouterLifecycle } from './router.lifecycle';
+import { BackendReadyCheck, RoutesLoadedCheck } from './router.readiness';
+import { ADMIN_AUTHENTICATOR, LOGGER, REDIS } from './router.tokens';
+
+const DEFAULT_CACHE_ENTRIES = 10_000;
+
+/** The router: tenants, routing, admission, preprocessing and inference over KServe v2. */
+@Module({})
+export class RouterModule implements OnApplicationShutdown {
+  constructor(@Inject(REDIS) private readonly redis: Redis) {}
+
+  static register(config: RouterConfig, logger: Logger, catalog: VersionCatalog): DynamicModule {
+    return {
+      module: RouterModule,
+      controllers: [
+        HealthController,
+        MetricsController,
+        PredictController,
+        AdminController,
+        PredictorGrpcController,
+      ],
+      providers: [
+        { provide: LOGGER, useValue: logger },
+        { provide: VersionCatalog, useValue: catalog },
+        { provide: REDIS, useFactory: () => createRedisClient(config.REDIS_URL, 'router') },
+        { provide: METRICS_REGISTRY, useValue: createMetricsRegistry('router') },
+        {
+          provide: RouterMetrics,
+          inject: [METRICS_REGISTRY],
+          useFactory: (registry: Registry) => new RouterMetrics(registry),
+        },
+        {
+          provide: RoutingTableRepository,
+          inject: [REDIS],
+          useFactory: (redis: Redis) =>
+            new RoutingTableRepository(redis, { keyPrefix: config.REDIS_KEY_PREFIX }),
+        },
+        {
+          provide: RoutingTableCache,
+          inject: [RoutingTableRepository, REDIS],
+          useFactory: (repo: RoutingTableRepository, redis: Redis) =>
+            new RoutingTableCache(repo, redis, {
+              refreshIntervalMs: config.ROUTER_ROUTES_REFRESH_MS,
+              logger,
+            }),
+        },
+        {
+          provide: KServeBackends,
+          inject: [METRICS_REGISTRY],
+          useFactory: () => new KServeBackends(config, logger),
+        },
+        {
+          provide: RouteSelector,
+          inject: [RoutingTableCache, VersionCatalog, KServeBackends],
+          useFactory: (routes: RoutingTableCache, cat: VersionCatalog, backends: KServeBackends) =>
+            new RouteSelector(routes, new WeightedVersionPicker(), cat, backends),
+        },
+        {
+          provide: CallerService,
+          inject: [RoutingTableCache],
+          useFactory: (routes: RoutingTableCache) =>
+            new CallerService(new TenantAuthenticator(routes)),
+        },
+        { provide: ADMIN_AUTHENTICATOR, useValue: new AdminAuthenticator(config.ADMIN_API_KEY) },
+        {
+          provide: AdmissionService,
+          inject: [REDIS],
+          useFactory: (redis: Redis) =>
+            new AdmissionService(
+              new TenantRateLimiter(redis, { keyPrefix: config.REDIS_KEY_PREFIX }),
+              new InFlightLimiter(),
+            ),
+        },
+        {
+          provide: PredictService,
+          inject: [AdmissionService, RouteSelector, KServeBackends, RouterMetrics],
+          useFactory: (
+            a: AdmissionService,
+            s: RouteSelector,
+            b: KServeBackends,
+            m: RouterMetrics,
+          ) =>
+            new PredictService(a, s, b, new ResponseCacheRegistry(DEFAULT_CACHE_ENTRIES), m, (v) =>
+              batchBound(config, v.maxLength),
+            ),
+        },
+        {
+          provide: TasksService,
+          inject: [RoutingTableCache, VersionCatalog],
+          useFactory: (routes: RoutingTableCache, cat: VersionCatalog) =>
+            new TasksService(routes, cat),
+        },
+        {
+          provide: AdminService,
+          inject: [RoutingTableRepository, RoutingTableCache, RouteSelector],
+          useFactory: (repo: RoutingTableRepository, routes: RoutingTableCache, s: RouteSelector) =>
+            new AdminService(repo, routes, s, config.MESH_CONFIG),
+        },
+        {
+          provide: READINESS_CHECKS,
+          inject: [REDIS, RoutingTableCache, KServeBackends],
+          useFactory: (redis: Redis, routes: RoutingTableCache, backends: KServeBackends) => [
+            new RedisPingCheck(redis),
+            new RoutesLoadedCheck(routes),
+            new BackendReadyCheck(backends),
+          ],
+        },
+        {
+          provide: RouterLifecycle,
+          inject: [RoutingTableRepository, RoutingTableCache, KServeBackends, VersionCatalog],
+          useFactory: (
+            repo: RoutingTableRepository,
+            routes: RoutingTableCache,
+            backends: KServeBackends,
+            cat: VersionCatalog,
+          ) => new RouterLifecycle(config, logger, repo, routes, backends, cat),
+        },
+        GrpcErrorFilter,
+      ],
+    };
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    await this.redis.quit();
+  }
+}

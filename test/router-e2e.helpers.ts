@@ -1,0 +1,220 @@
+/* eslint-disable @typescript-eslint/no-explicit-any -- wire JSON and grpc-js dynamic clients are untyped by nature */
+import * as grpc from '@grpc/grpc-js';
+import * as protoLoader from '@grpc/proto-loader';
+import { request } from 'node:http';
+import { join } from 'node:path';
+import { ROOT, startApp, type StartedApp } from './support/app-process';
+import { pollUntil } from './support/poll';
+
+/** Demo keys from deploy/config/mesh.yaml (local use only). */
+export const ACME_KEY = 'acme-demo-key';
+export const GLOBEX_KEY = 'globex-demo-key';
+export const ADMIN_KEY = 'e2e-admin-key';
+
+/** Every demo model version (ARCHITECTURE.md, Pinned decisions). */
+export const DEMO_VERSIONS: readonly {
+  model: string;
+  version: number;
+  kind: 'classification' | 'embedding';
+}[] = [
+  { model: 'question-type-zh', version: 1, kind: 'classification' },
+  { model: 'question-type-zh', version: 2, kind: 'classification' },
+  { model: 'intent-zh', version: 1, kind: 'classification' },
+  { model: 'intent-zh', version: 2, kind: 'classification' },
+  { model: 'intent-zh', version: 3, kind: 'classification' },
+  { model: 'sentiment-en', version: 1, kind: 'classification' },
+  { model: 'text-embed-zh', version: 1, kind: 'embedding' },
+];
+
+export interface Mesh {
+  host: StartedApp;
+  router: StartedApp;
+  http: string;
+  grpcAddress: string;
+  prefix: string;
+  stop(): Promise<void>;
+}
+
+/** `grpc://h:p`, `http://h:p` or `h:p` → `h:p`. */
+export function hostPort(url: string): string {
+  return url.replace(/^[a-z]+:\/\//, '').replace(/\/$/, '');
+}
+
+/** Starts a model host and a router on it (both on free ports) and waits until the router is ready. */
+export async function startMesh(
+  prefix: string,
+  { repository = 'model_repository', routerEnv = {} } = {},
+): Promise<Mesh> {
+  const host = await startApp(
+    'model-host',
+    {
+      MODEL_HOST_HTTP_PORT: '0',
+      MODEL_HOST_GRPC_PORT: '0',
+      MODEL_HOST_METRICS_PORT: '0',
+      MODEL_REPOSITORY: repository,
+    },
+    { listeners: ['http', 'grpc', 'metrics'], timeoutMs: 60_000 },
+  );
+  let router: StartedApp;
+  try {
+    router = await startApp(
+      'router',
+      {
+        ROUTER_HTTP_PORT: '0',
+        ROUTER_GRPC_PORT: '0',
+        REDIS_KEY_PREFIX: prefix,
+        MODEL_REPOSITORY: repository,
+        KSERVE_ENDPOINTS: hostPort(host.urls.grpc!),
+        MESH_CONFIG: join(ROOT, 'deploy', 'config', 'mesh.yaml'),
+        ADMIN_API_KEY: ADMIN_KEY,
+        ROUTER_DISCOVERY_INTERVAL_MS: '200',
+        ...routerEnv,
+      },
+      { listeners: ['http', 'grpc'] },
+    );
+  } catch (err) {
+    await host.stop('SIGKILL');
+    throw err;
+  }
+  const http = router.urls.http!;
+  await pollUntil(
+    async () => ((await fetch(`${http}/healthz/ready`)).status === 200 ? true : undefined),
+    { timeoutMs: 30_000, what: 'router readiness' },
+  );
+  return {
+    host,
+    router,
+    http,
+    grpcAddress: hostPort(router.urls.grpc!),
+    prefix,
+    stop: async () => {
+      await router.stop('SIGKILL');
+      await host.stop('SIGKILL');
+    },
+  };
+}
+
+export interface JsonResponse<T = any> {
+  status: number;
+  headers: Headers;
+  body: T;
+}
+
+export async function call<T = any>(
+  base: string,
+  method: string,
+  path: string,
+  {
+    key,
+    body,
+    headers = {},
+    raw,
+  }: { key?: string; body?: unknown; headers?: Record<string, string>; raw?: string } = {},
+): Promise<JsonResponse<T>> {
+  const res = await fetch(`${base}${path}`, {
+    method,
+    headers: {
+      ...(body !== undefined || raw !== undefined ? { 'content-type': 'application/json' } : {}),
+      ...(key ? { authorization: `Bearer ${key}` } : {}),
+      ...headers,
+    },
+    ...(raw !== undefined
+      ? { body: raw }
+      : body !== undefined
+        ? { body: JSON.stringify(body) }
+        : {}),
+  });
+  const text = await res.text();
+  let parsed: unknown = text;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    // not JSON (metrics, docs)
+  }
+  return { status: res.status, headers: res.headers, body: parsed as T };
+}
+
+/** A raw grpc-js client of mesh.v1.Predictor built from proto/, as any user would. */
+export function predictorClient(address: string): any {
+  const def = protoLoader.loadSync(join(ROOT, 'proto', 'mesh', 'v1', 'predictor.proto'), {
+    keepCase: false,
+    longs: Number,
+    enums: String,
+    defaults: true,
+    oneofs: true,
+  });
+  const pkg = grpc.loadPackageDefinition(def) as any;
+  return new pkg.mesh.v1.Predictor(address, grpc.credentials.createInsecure());
+}
+
+export interface GrpcOutcome<T = any> {
+  error?: grpc.ServiceError;
+  response?: T;
+  metadata?: grpc.Metadata;
+}
+
+export function grpcCall<T = any>(
+  client: any,
+  method: string,
+  request: object,
+  md: Record<string, string> = {},
+): Promise<GrpcOutcome<T>> {
+  const metadata = new grpc.Metadata();
+  for (const [k, v] of Object.entries(md)) metadata.set(k, v);
+  return new Promise((resolve) => {
+    let headers: grpc.Metadata | undefined;
+    const c = client[method](
+      request,
+      metadata,
+      { deadline: Date.now() + 15_000 },
+      (error: grpc.ServiceError | null, response: T) =>
+        resolve(error ? { error, metadata: headers } : { response, metadata: headers }),
+    );
+    c.on('metadata', (m: grpc.Metadata) => (headers = m));
+  });
+}
+
+/** Sum of a Prometheus counter's samples whose labels contain every given pair. */
+export function metricSum(text: string, name: string, labels: Record<string, string> = {}): number {
+  let sum = 0;
+  for (const line of text.split('\n')) {
+    if (!line.startsWith(`${name}{`) && !line.startsWith(`${name} `)) continue;
+    if (!Object.entries(labels).every(([k, v]) => line.includes(`${k}="${v}"`))) continue;
+    sum += Number(line.slice(line.lastIndexOf(' ') + 1));
+  }
+  return sum;
+}
+
+/**
+ * POSTs a body the server may refuse before reading it all (413 on Content-Length): the
+ * server answers and closes while we still write, which fetch reports as EPIPE.
+ */
+export function postIgnoringEpipe(
+  url: string,
+  body: string,
+  headers: Record<string, string>,
+): Promise<{ status: number; body: any }> {
+  return new Promise((resolve, reject) => {
+    const req = request(
+      url,
+      {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          'content-length': Buffer.byteLength(body),
+          ...headers,
+        },
+      },
+      (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (d: string) => (text += d));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: JSON.parse(text) }));
+      },
+    );
+    req.on('error', (err: NodeJS.ErrnoException) => {
+      if (err.code !== 'EPIPE' && err.code !== 'ECONNRESET') reject(err);
+    });
+    req.end(body);
+  });
+}

@@ -61,7 +61,7 @@ export function buildTokenizerJson(vocab: readonly string[]): string {
     if (vocab[SPECIAL_TOKEN_IDS[token]] !== token)
       throw new Error(`vocabulary must have ${token} at id ${SPECIAL_TOKEN_IDS[token]}`);
   });
-  return stableJson({
+  const text = stableJson({
     version: '1.0',
     truncation: null,
     padding: null,
@@ -78,4 +78,7 @@ export function buildTokenizerJson(vocab: readonly string[]): string {
     decoder: { type: 'WordPiece', prefix: '##', cleanup: true },
     model: wordPieceModel(vocab),
   });
+  // Without the trailing newline the text is byte-identical to what the Rust
+  // `tokenizers` library writes for this tokenizer with save(path, pretty).
+  return text.slice(0, -1);
 }

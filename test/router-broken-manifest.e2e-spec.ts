@@ -1,0 +1,150 @@
+/* eslint-disable @typescript-eslint/no-explicit-any -- wire JSON is untyped by nature */
+import { createHash } from 'node:crypto';
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createRedisClient } from '@mesh/config';
+import { ROOT, uniquePrefix } from './support/app-process';
+import {
+  ADMIN_KEY,
+  call,
+  grpcCall,
+  metricSum,
+  predictorClient,
+  startMesh,
+  type Mesh,
+} from './router-e2e.helpers';
+
+const prefix = uniquePrefix(__filename);
+const KEY = 'broken-manifest-key';
+const BAD_SHA = 'f'.repeat(64);
+let repo: string;
+let mesh: Mesh;
+
+/** Rewrites one version's preprocess.json in the temp copy of the repository. */
+function editManifest(model: string, version: number, edit: (m: any) => void): void {
+  const file = join(repo, model, String(version), 'preprocess.json');
+  const manifest = JSON.parse(readFileSync(file, 'utf8'));
+  edit(manifest);
+  writeFileSync(file, JSON.stringify(manifest, null, 2));
+}
+
+const hostMetrics = async (model: string, version: number) => {
+  const text = await (await fetch(`${mesh.host.urls.metrics}/metrics`)).text();
+  return {
+    success: metricSum(text, 'nv_inference_request_success', { model, version: String(version) }),
+    failure: metricSum(text, 'nv_inference_request_failure', { model, version: String(version) }),
+  };
+};
+
+beforeAll(async () => {
+  repo = mkdtempSync(join(tmpdir(), 'router-broken-'));
+  cpSync(join(ROOT, 'model_repository'), repo, { recursive: true });
+  // The tokenizer file no longer matches the pin: the version's preprocessing is unusable.
+  editManifest('question-type-zh', 2, (m) => (m.tokenizer.sha256 = BAD_SHA));
+  // The manifest names other model bytes than the backend serves (its config.pbtxt is intact).
+  editManifest('intent-zh', 1, (m) => (m.model.sha256 = BAD_SHA));
+  mesh = await startMesh(prefix, { repository: repo });
+  const admin = (path: string, body: unknown) =>
+    call(mesh.http, 'PUT', `/v1/admin${path}`, { key: ADMIN_KEY, body });
+  expect(
+    (
+      await admin('/tenants', {
+        name: 'broken',
+        keySha256: [createHash('sha256').update(KEY).digest('hex')],
+        allowedTasks: ['*'],
+        rateLimit: { requestsPerSecond: 1000, burst: 1000 },
+        maxInFlight: 16,
+      })
+    ).status,
+  ).toBe(200);
+  for (const [task, model, version] of [
+    ['bad-tokenizer', 'question-type-zh', 2],
+    ['bad-model-bytes', 'intent-zh', 1],
+    ['mixed', 'question-type-zh', 0],
+  ] as const) {
+    const versions =
+      version === 0
+        ? [
+            { version: 1, weight: 50 },
+            { version: 2, weight: 50 },
+          ]
+        : [{ version, weight: 1 }];
+    expect((await admin('/routes', { tenant: 'broken', task, model, versions })).status).toBe(200);
+  }
+}, 120_000);
+
+afterAll(async () => {
+  await mesh?.stop();
+  rmSync(repo, { recursive: true, force: true });
+  const redis = createRedisClient('redis://127.0.0.1:6379', 'router-broken-e2e');
+  const keys = await redis.keys(`${prefix}*`);
+  if (keys.length > 0) await redis.del(...keys);
+  await redis.quit();
+});
+
+describe('a version whose manifest does not match', () => {
+  it('gets 503 naming the tokenizer sha256 mismatch, and nothing reaches the host', async () => {
+    const before = await hostMetrics('question-type-zh', 2);
+    for (let i = 0; i < 5; i++) {
+      const r = await call(mesh.http, 'POST', '/v1/predict', {
+        key: KEY,
+        body: { task: 'bad-tokenizer', text: '为什么' },
+      });
+      expect(r.status).toBe(503);
+      expect(r.body.error.code).toBe('BACKEND_UNAVAILABLE');
+      expect(r.body.error.message).toContain('TOKENIZER_SHA_MISMATCH');
+      expect(r.body.error.details.reasons[0].reason).toContain(BAD_SHA);
+    }
+    const batch = await call(mesh.http, 'POST', '/v1/predict:batch', {
+      key: KEY,
+      body: { task: 'bad-tokenizer', texts: ['a', 'b'] },
+    });
+    expect(batch.status).toBe(503);
+    const client = predictorClient(mesh.grpcAddress);
+    try {
+      const g = await grpcCall(
+        client,
+        'Predict',
+        { task: 'bad-tokenizer', text: 'x' },
+        { authorization: `Bearer ${KEY}` },
+      );
+      expect(g.error?.code).toBe(14);
+      expect(g.error?.details).toContain('TOKENIZER_SHA_MISMATCH');
+    } finally {
+      client.close();
+    }
+    expect(await hostMetrics('question-type-zh', 2)).toEqual(before);
+  });
+
+  it('gets 503 when the backend serves other model bytes than the manifest names', async () => {
+    const before = await hostMetrics('intent-zh', 1);
+    const r = await call(mesh.http, 'POST', '/v1/predict', {
+      key: KEY,
+      body: { task: 'bad-model-bytes', text: '你好' },
+    });
+    expect(r.status).toBe(503);
+    expect(r.body.error.message).toContain('model sha256 mismatch');
+    expect(r.body.error.message).toContain(BAD_SHA);
+    expect(await hostMetrics('intent-zh', 1)).toEqual(before);
+  });
+
+  it('sends a mixed route only to the healthy version', async () => {
+    const before = await hostMetrics('question-type-zh', 2);
+    for (let i = 0; i < 20; i++) {
+      const r = await call(mesh.http, 'POST', '/v1/predict', {
+        key: KEY,
+        body: { task: 'mixed', text: `问题${i}` },
+      });
+      expect(r.status).toBe(200);
+      expect(r.body.version).toBe(1);
+    }
+    expect(await hostMetrics('question-type-zh', 2)).toEqual(before);
+  });
+
+  it('lists the reason per version on the admin routes view', async () => {
+    const r = await call(mesh.http, 'GET', '/v1/admin/routes', { key: ADMIN_KEY });
+    const route = (r.body.routes as any[]).find((x) => x.task === 'bad-tokenizer');
+    expect(route.unroutable['2']).toContain('TOKENIZER_SHA_MISMATCH');
+  });
+});

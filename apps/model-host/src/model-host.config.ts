@@ -43,8 +43,11 @@ export function flagsToEnv(argv: readonly string[]): {
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i] ?? '';
     const m = /^--([a-z-]+)(?:=(.*))?$/.exec(arg);
-    const value = m?.[2] ?? argv[i + 1];
-    if (m && m[2] === undefined) i++;
+    const known = ['model-repository', 'model-control-mode', 'load-model'].includes(m?.[1] ?? '');
+    const next = argv[i + 1];
+    const takesNext = known && m?.[2] === undefined && next !== undefined && !next.startsWith('--');
+    const value = m?.[2] ?? (takesNext ? next : undefined);
+    if (takesNext) i++;
     switch (m?.[1]) {
       case 'model-repository':
         if (value !== undefined) env.MODEL_REPOSITORY = value;

@@ -1,0 +1,187 @@
+import { ModelUnavailableError } from '../core/model-host.errors';
+import type { BatchingPolicy, QueuedItem } from './batching.types';
+import { DynamicBatcher } from './dynamic-batcher';
+
+const policy = (over: Partial<BatchingPolicy> = {}): BatchingPolicy => ({
+  enabled: true,
+  maxBatchSize: 8,
+  preferredBatchSizes: [],
+  maxQueueDelayUs: 0,
+  priorityLevels: 0,
+  defaultPriorityLevel: 0,
+  defaultQueuePolicy: { maxQueueSize: 0, defaultTimeoutUs: 0, allowTimeoutOverride: false },
+  priorityQueuePolicy: new Map(),
+  ...over,
+});
+
+/** A fake instance pool: records each batch and finishes it when the test says so. */
+function harness(p: BatchingPolicy, slots = 1) {
+  const batches: QueuedItem<string>[][] = [];
+  const finishers: Array<() => void> = [];
+  const batcher = new DynamicBatcher<string>(
+    p,
+    () => slots,
+    (batch) =>
+      new Promise<void>((resolve) => {
+        batches.push(batch);
+        finishers.push(() => {
+          for (const item of batch) item.resolve(`done:${item.payload}`);
+          resolve();
+        });
+      }),
+  );
+  const finishNext = async () => {
+    finishers.shift()?.();
+    await new Promise((r) => setImmediate(r));
+  };
+  const payloads = () => batches.map((b) => b.map((i) => i.payload));
+  return { batcher, batches, finishNext, payloads };
+}
+
+const flush = () => new Promise((r) => setImmediate(r));
+
+describe('DynamicBatcher', () => {
+  it('runs each request alone when dynamic batching is off', async () => {
+    const h = harness(policy({ enabled: false }));
+    const results = ['a', 'b', 'c'].map((x) => h.batcher.submit(x, 1, 0, 0));
+    await flush();
+    expect(h.payloads()).toEqual([['a']]);
+    await h.finishNext();
+    await h.finishNext();
+    await h.finishNext();
+    expect(h.payloads()).toEqual([['a'], ['b'], ['c']]);
+    await expect(Promise.all(results)).resolves.toEqual(['done:a', 'done:b', 'done:c']);
+  });
+
+  it('batches what queued while the only instance was busy, up to max_batch_size rows', async () => {
+    const h = harness(policy({ maxBatchSize: 4 }));
+    const all = ['a', 'b', 'c', 'd', 'e', 'f'].map((x) => h.batcher.submit(x, 1, 0, 0));
+    await flush();
+    expect(h.payloads()).toEqual([['a']]);
+    await h.finishNext();
+    expect(h.payloads()[1]).toEqual(['b', 'c', 'd', 'e']);
+    await h.finishNext();
+    expect(h.payloads()[2]).toEqual(['f']);
+    await h.finishNext();
+    await Promise.all(all);
+  });
+
+  it('counts rows, not requests, against max_batch_size', async () => {
+    const h = harness(policy({ maxBatchSize: 4 }));
+    const x = h.batcher.submit('x', 1, 0, 0);
+    await flush();
+    const rest = [h.batcher.submit('a', 3, 0, 0), h.batcher.submit('b', 2, 0, 0)];
+    await h.finishNext();
+    expect(h.payloads()[1]).toEqual(['a']);
+    await h.finishNext();
+    expect(h.payloads()[2]).toEqual(['b']);
+    await h.finishNext();
+    await Promise.all([x, ...rest]);
+  });
+
+  it('waits up to max_queue_delay for a fuller batch, then sends what it has', async () => {
+    const h = harness(policy({ maxQueueDelayUs: 30_000 }));
+    const started = Date.now();
+    const a = h.batcher.submit('a', 1, 0, 0);
+    const b = h.batcher.submit('b', 1, 0, 0);
+    await flush();
+    expect(h.batches).toHaveLength(0);
+    await new Promise((r) => setTimeout(r, 60));
+    expect(h.payloads()).toEqual([['a', 'b']]);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(29);
+    await h.finishNext();
+    await Promise.all([a, b]);
+  });
+
+  it('sends a preferred batch size at once instead of waiting for the delay', async () => {
+    const h = harness(policy({ preferredBatchSizes: [4], maxQueueDelayUs: 10_000_000 }));
+    const first = ['a', 'b', 'c'].map((x) => h.batcher.submit(x, 1, 0, 0));
+    await flush();
+    expect(h.batches).toHaveLength(0);
+    const last = h.batcher.submit('d', 1, 0, 0);
+    await flush();
+    expect(h.payloads()).toEqual([['a', 'b', 'c', 'd']]);
+    await h.finishNext();
+    await Promise.all([...first, last]);
+  });
+
+  it('rejects with UNAVAILABLE once max_queue_size requests are waiting', async () => {
+    const h = harness(
+      policy({
+        defaultQueuePolicy: { maxQueueSize: 2, defaultTimeoutUs: 0, allowTimeoutOverride: false },
+      }),
+      0,
+    );
+    const a = h.batcher.submit('a', 1, 0, 0);
+    const b = h.batcher.submit('b', 1, 0, 0);
+    const err = await h.batcher.submit('c', 1, 0, 0).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ModelUnavailableError);
+    expect((err as Error).message).toContain('exceeds maximum queue size (2');
+    void a.catch(() => undefined);
+    void b.catch(() => undefined);
+  });
+
+  it('rejects a request whose timeout expires while it waits for an instance', async () => {
+    const h = harness(
+      policy({
+        defaultQueuePolicy: {
+          maxQueueSize: 0,
+          defaultTimeoutUs: 10_000,
+          allowTimeoutOverride: false,
+        },
+      }),
+    );
+    const first = h.batcher.submit('first', 1, 0, 0);
+    await flush();
+    const late = h.batcher.submit('late', 1, 0, 0).catch((e: unknown) => e);
+    await new Promise((r) => setTimeout(r, 30));
+    await h.finishNext();
+    const err = await late;
+    expect(err).toBeInstanceOf(ModelUnavailableError);
+    expect((err as Error).message).toContain('timeout expired');
+    await first;
+    expect(h.payloads()).toEqual([['first']]);
+  });
+
+  it('serves priority level 1 before level 2, FIFO within a level', async () => {
+    const h = harness(policy({ maxBatchSize: 1, priorityLevels: 2, defaultPriorityLevel: 2 }));
+    const blocker = h.batcher.submit('blocker', 1, 0, 0);
+    await flush();
+    const low1 = h.batcher.submit('low1', 1, 0, 0);
+    const high1 = h.batcher.submit('high1', 1, 1, 0);
+    const low2 = h.batcher.submit('low2', 1, 2, 0);
+    const high2 = h.batcher.submit('high2', 1, 1, 0);
+    for (let i = 0; i < 5; i++) await h.finishNext();
+    expect(h.payloads().flat()).toEqual(['blocker', 'high1', 'high2', 'low1', 'low2']);
+    await Promise.all([blocker, low1, high1, low2, high2]);
+  });
+
+  it('drain lets queued and running requests finish and refuses new ones', async () => {
+    const h = harness(policy({ maxBatchSize: 1 }));
+    const a = h.batcher.submit('a', 1, 0, 0);
+    const b = h.batcher.submit('b', 1, 0, 0);
+    await flush();
+    let drained = false;
+    const d = h.batcher.drain().then(() => (drained = true));
+    await expect(h.batcher.submit('c', 1, 0, 0)).rejects.toThrow('unloading');
+    await h.finishNext();
+    expect(drained).toBe(false);
+    await h.finishNext();
+    await d;
+    expect(drained).toBe(true);
+    await expect(Promise.all([a, b])).resolves.toEqual(['done:a', 'done:b']);
+  });
+
+  it('fills every free instance with its own batch', async () => {
+    const h = harness(policy({ maxBatchSize: 2 }), 2);
+    const all = ['a', 'b', 'c', 'd'].map((x) => h.batcher.submit(x, 1, 0, 0));
+    await flush();
+    // First request starts alone on instance 1, the rest are picked up as instances free.
+    expect(h.batches.length).toBeGreaterThanOrEqual(2);
+    while (h.batches.flat().length < 4) await h.finishNext();
+    await h.finishNext();
+    await h.finishNext();
+    await Promise.all(all);
+    expect(h.payloads().flat().sort()).toEqual(['a', 'b', 'c', 'd']);
+  });
+});

@@ -1,0 +1,51 @@
+import { ConfigError } from '@mesh/config';
+import { loadModelHostConfig } from './model-host.config';
+
+describe('loadModelHostConfig', () => {
+  it('uses the pinned defaults', () => {
+    const c = loadModelHostConfig({}, []);
+    expect(c.MODEL_REPOSITORY).toBe('./model_repository');
+    expect([c.MODEL_HOST_HTTP_PORT, c.MODEL_HOST_GRPC_PORT, c.MODEL_HOST_METRICS_PORT]).toEqual([
+      8000, 8001, 8002,
+    ]);
+    expect(c.GRPC_MAX_MESSAGE_BYTES).toBe(64 * 1024 * 1024);
+    expect(c.MODEL_CONTROL_MODE).toBe('none');
+  });
+
+  it('lets Triton flags override the environment, --load-model repeatable', () => {
+    const c = loadModelHostConfig({ MODEL_REPOSITORY: '/env', MODEL_CONTROL_MODE: 'none' }, [
+      '--model-repository=/flag',
+      '--model-control-mode',
+      'explicit',
+      '--load-model=a',
+      '--load-model=b',
+    ]);
+    expect(c.MODEL_REPOSITORY).toBe('/flag');
+    expect(c.MODEL_CONTROL_MODE).toBe('explicit');
+    expect(c.loadModels).toEqual(['a', 'b']);
+  });
+
+  it('lists every bad variable and flag at once', () => {
+    let err: unknown;
+    try {
+      loadModelHostConfig({ MODEL_HOST_GRPC_PORT: '70000', ORT_INTRA_OP_THREADS: '0' }, [
+        '--bogus',
+        '--model-control-mode=poll',
+      ]);
+    } catch (e: unknown) {
+      err = e;
+    }
+    expect(err).toBeInstanceOf(ConfigError);
+    const msg = (err as Error).message;
+    expect(msg).toContain('--bogus: unknown flag');
+    expect(msg).toContain('MODEL_HOST_GRPC_PORT: must be between 0 and 65535');
+    expect(msg).toContain('ORT_INTRA_OP_THREADS: must be at least 1');
+    expect(msg).toContain('MODEL_CONTROL_MODE');
+  });
+
+  it('refuses --load-model without explicit control mode', () => {
+    expect(() => loadModelHostConfig({}, ['--load-model=a'])).toThrow(
+      'only allowed with --model-control-mode=explicit',
+    );
+  });
+});

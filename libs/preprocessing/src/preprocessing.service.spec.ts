@@ -20,7 +20,7 @@ const config: Pick<ModelConfig, 'input' | 'output'> = {
     name,
     dataType: 'TYPE_INT64',
     dims: [-1],
-  })) as ModelConfig['input'],
+  })),
   output: [{ name: 'logits', dataType: 'TYPE_FP32', dims: [3] }] as ModelConfig['output'],
 };
 

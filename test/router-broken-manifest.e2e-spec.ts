@@ -15,6 +15,8 @@ import {
   type Mesh,
 } from './router-e2e.helpers';
 
+jest.setTimeout(60_000);
+
 const prefix = uniquePrefix(__filename);
 const KEY = 'broken-manifest-key';
 const BAD_SHA = 'f'.repeat(64);

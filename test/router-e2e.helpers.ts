@@ -68,6 +68,8 @@ export async function startMesh(
         MESH_CONFIG: join(ROOT, 'deploy', 'config', 'mesh.yaml'),
         ADMIN_API_KEY: ADMIN_KEY,
         ROUTER_DISCOVERY_INTERVAL_MS: '200',
+        // Small enough that the 413 test's body fits socket buffers (no EPIPE before the answer).
+        ROUTER_BODY_LIMIT_BYTES: String(256 * 1024),
         ...routerEnv,
       },
       { listeners: ['http', 'grpc'] },
@@ -195,6 +197,7 @@ export function postIgnoringEpipe(
   headers: Record<string, string>,
 ): Promise<{ status: number; body: any }> {
   return new Promise((resolve, reject) => {
+    let answered = false;
     const req = request(
       url,
       {
@@ -206,6 +209,7 @@ export function postIgnoringEpipe(
         },
       },
       (res) => {
+        answered = true;
         let text = '';
         res.setEncoding('utf8');
         res.on('data', (d: string) => (text += d));
@@ -214,6 +218,9 @@ export function postIgnoringEpipe(
     );
     req.on('error', (err: NodeJS.ErrnoException) => {
       if (err.code !== 'EPIPE' && err.code !== 'ECONNRESET') reject(err);
+    });
+    req.on('close', () => {
+      if (!answered) reject(new Error('connection closed before any response'));
     });
     req.end(body);
   });

@@ -148,3 +148,24 @@ describe('generated BERT encoder in onnxruntime-node', () => {
     }
   });
 });
+
+describe('generated small (MiniLM-sized) classifier', () => {
+  it('runs in onnxruntime-node (batch 2) and stays padding invariant', async () => {
+    const spec: BertModelSpec = {
+      ...base,
+      seed: 'intent-zh@2',
+      dims: MODEL_SIZES.small,
+      head: { kind: 'classification', numLabels: 6 },
+    };
+    const session = await OrtWorkerClient.load(buildBertOnnx(spec));
+    try {
+      const batch = await run(session, feeds([SENTENCES[0]!, SENTENCES[1]!], 16), 'logits');
+      expect(batch.dims).toEqual([2, 6]);
+      const alone = await run(session, feeds([SENTENCES[0]!]), 'logits');
+      expect(maxAbsDiff(batch.data.slice(0, 6), alone.data)).toBeLessThan(1e-4);
+      expect(maxAbsDiff(batch.data.slice(0, 6), batch.data.slice(6))).toBeGreaterThan(0.1);
+    } finally {
+      await session.close();
+    }
+  });
+});

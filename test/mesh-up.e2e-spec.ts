@@ -1,0 +1,54 @@
+import { spawn } from 'node:child_process';
+import { join } from 'node:path';
+import { ROOT, uniquePrefix } from './support/app-process';
+import { pollUntil } from './support/poll';
+
+interface MeshUpEvent {
+  event: 'mesh-up';
+  ready: boolean;
+  urls: Record<string, Record<string, string>>;
+}
+
+describe('npm run up', () => {
+  it('brings up all four apps, each ready, and stops them all on Ctrl-C', async () => {
+    const proc = spawn(process.execPath, [join(ROOT, 'scripts', 'up.js')], {
+      cwd: ROOT,
+      env: {
+        ...process.env,
+        MESH_UP_SKIP_SETUP: '1',
+        REDIS_KEY_PREFIX: uniquePrefix(__filename),
+        MODEL_HOST_HTTP_PORT: '0',
+        MODEL_HOST_GRPC_PORT: '0',
+        MODEL_HOST_METRICS_PORT: '0',
+        ROUTER_HTTP_PORT: '0',
+        ROUTER_GRPC_PORT: '0',
+        WORKER_PORT: '0',
+        COORDINATOR_PORT: '0',
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let output = '';
+    proc.stdout.on('data', (d: Buffer) => (output += d.toString()));
+    proc.stderr.on('data', (d: Buffer) => (output += d.toString()));
+    const exited = new Promise<number | null>((resolve) => proc.on('exit', resolve));
+    try {
+      const up = await pollUntil(
+        () => {
+          const line = output.split('\n').find((l) => l.startsWith('{"event":"mesh-up"'));
+          return line ? (JSON.parse(line) as MeshUpEvent) : undefined;
+        },
+        { timeoutMs: 90_000, what: `the mesh to come up; output so far:\n${output.slice(-3000)}` },
+      );
+      expect(up.ready).toBe(true);
+      for (const app of ['model-host', 'router', 'batch-worker', 'coordinator']) {
+        const res = await fetch(`${up.urls[app]!.http}/healthz/ready`);
+        expect({ app, status: res.status }).toEqual({ app, status: 200 });
+      }
+      expect(output).toContain('model mesh is up:');
+      proc.kill('SIGINT');
+      await expect(exited).resolves.toBe(0);
+    } finally {
+      proc.kill('SIGKILL');
+    }
+  }, 120_000);
+});

@@ -54,6 +54,8 @@ export class BertTokenizer {
   readonly padId: number;
   readonly vocabSize: number;
   private readonly unkId: number;
+  private readonly singleSpecials: number;
+  private readonly pairSpecials: number;
   private readonly subwordPrefix: string;
   private readonly addedBigrams: ReadonlySet<string>;
   private readonly spaceAstralCjk: boolean;
@@ -66,6 +68,8 @@ export class BertTokenizer {
       throw new Error(`expected a WordPiece model, found ${String(json.model?.type)}`);
     }
     [this.single, this.pair] = this.parseTemplate(json);
+    this.singleSpecials = this.single.filter((p) => p.kind === 'special').length;
+    this.pairSpecials = this.pair.filter((p) => p.kind === 'special').length;
     this.padId = json.padding?.pad_id ?? this.hf.token_to_id('[PAD]') ?? 0;
     this.vocabSize = this.hf.get_vocab(true).size;
     this.spaceAstralCjk =
@@ -82,7 +86,7 @@ export class BertTokenizer {
   }
 
   specialCount(isPair: boolean): number {
-    return (isPair ? this.pair : this.single).filter((p) => p.kind === 'special').length;
+    return isPair ? this.pairSpecials : this.singleSpecials;
   }
 
   /**

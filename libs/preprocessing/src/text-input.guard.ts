@@ -1,8 +1,11 @@
 import { InputTooLargeError, InputValidationError } from './preprocessing.errors';
 
-// String.prototype.toWellFormed is in Node 20 but not in the ES2023 lib typings.
-const toWellFormed = (s: string): string =>
-  (s as unknown as { toWellFormed(): string }).toWellFormed();
+// String.prototype.{is,to}WellFormed are in Node 20 but not in the ES2023 lib typings.
+type WellFormed = { isWellFormed(): boolean; toWellFormed(): string };
+const toWellFormed = (s: string): string => {
+  const w = s as unknown as WellFormed;
+  return w.isWellFormed() ? s : w.toWellFormed();
+};
 
 /**
  * Checks one user text before tokenization. Length is counted in UTF-16 code units

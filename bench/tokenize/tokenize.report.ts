@@ -86,6 +86,8 @@ export function renderMarkdown(r: Report): string {
       return `| ${c} | ${f2(js.tokensPerSec / rb.tokensPerSec)} | ${f2(js.tokensPerSec / rs.tokensPerSec)} | ${f2(js.cpuUsPerText / rb.cpuUsPerText)} |`;
     }),
     '',
+    ...headline(r),
+    '',
     '## Tokenizer share of CPU at host saturation',
     '',
     'Raw ORT throughput of the small benchmark model (MiniLM-like, 6 layers, hidden 384), batch ' +
@@ -106,4 +108,31 @@ export function renderMarkdown(r: Report): string {
     '',
   ];
   return lines.join('\n') + '\n';
+}
+
+/** One-paragraph summary: the ratios and the 15 % verdict. */
+function headline(r: Report): string[] {
+  const get = (arm: string, corpus: string) =>
+    r.results.find((x) => x.arm === arm && x.corpus === corpus);
+  const parts = Object.keys(r.histograms).map((c) => {
+    const js = get('js', c);
+    const rb = get('rust-batch', c);
+    if (!js || !rb) return `${c}: n/a`;
+    return `${c} ${f2(js.tokensPerSec / rb.tokensPerSec)}× tokens/s, ${f2(js.cpuUsPerText / rb.cpuUsPerText)}× CPU per text`;
+  });
+  const shares = Object.entries(r.share).flatMap(([c, s]) =>
+    s.ort && s.jsTokenizeCpuUsPerText !== undefined
+      ? [[c, (100 * (s.ort.textsPerSec * s.jsTokenizeCpuUsPerText)) / 1e6 / 2] as const]
+      : [],
+  );
+  const worst = shares.reduce((m, [, v]) => Math.max(m, v), 0);
+  const verdict =
+    shares.length === 0
+      ? 'CPU share not measured (no small model).'
+      : worst > 15
+        ? `Tokenizer share at host saturation reaches ${worst.toFixed(1)} % (> 15 %): see the proposal in docs/adr/0003-tokenizer.md.`
+        : `Tokenizer share at host saturation: at most ${worst.toFixed(1)} % of the 2 cores (budget 15 %).`;
+  return [
+    `**Headline** (JS ÷ Rust encodeBatch, median of ${r.rounds}): ${parts.join('; ')}. ${verdict}`,
+  ];
 }

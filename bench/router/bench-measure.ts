@@ -1,0 +1,151 @@
+import { performance } from 'node:perf_hooks';
+import { readFileSync } from 'node:fs';
+
+/** One request of an arm: resolves when answered; throws on an error answer. */
+export type Shot = (index: number) => Promise<void>;
+
+export interface WindowStats {
+  seconds: number;
+  requests: number;
+  errors: number;
+  throughput: number;
+  p50: number;
+  p90: number;
+  p95: number;
+  p99: number;
+}
+
+export interface PointResult extends WindowStats {
+  stable: boolean;
+  windows: number;
+  /** CPU seconds per 1,000 requests, per process name. */
+  cpuPer1k: Record<string, number>;
+}
+
+export interface MeasureOptions {
+  concurrency: number;
+  warmup: number;
+  windowMs: number;
+  minWindows: number;
+  maxWindows: number;
+  /** pids of the processes whose CPU time is charged to the arm (the generator is added). */
+  pids: Record<string, number>;
+  /** Requests per shot (a raw ORT batch answers several items at once). */
+  itemsPerShot?: number;
+}
+
+/** CPU seconds (user + system) of a process from /proc; Linux only. */
+export function cpuSecondsOf(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  // utime and stime are fields 14 and 15 of the full line (11 and 12 after the comm).
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+}
+
+function cpuSnapshot(pids: Record<string, number>): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const [name, pid] of Object.entries(pids)) out[name] = cpuSecondsOf(pid);
+  const u = process.cpuUsage();
+  out.generator = (u.user + u.system) / 1e6;
+  return out;
+}
+
+function percentile(sorted: readonly number[], q: number): number {
+  if (sorted.length === 0) return NaN;
+  return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? NaN;
+}
+
+/**
+ * Closed loop, perf_analyzer style: warm up, then windows until 3 consecutive ones agree
+ * within 10 % on throughput and p95 (or give up after maxWindows and mark "unstable").
+ */
+export async function measure(shot: Shot, o: MeasureOptions): Promise<PointResult> {
+  const items = o.itemsPerShot ?? 1;
+  let index = 0;
+  let latencies: number[] = [];
+  let errors = 0;
+  let stop = false;
+  let record = false;
+  const worker = async () => {
+    while (!stop) {
+      const i = index++;
+      const start = performance.now();
+      try {
+        await shot(i);
+        if (record) for (let k = 0; k < items; k++) latencies.push(performance.now() - start);
+      } catch {
+        if (record) errors += items;
+      }
+    }
+  };
+  const workers = Array.from({ length: o.concurrency }, worker);
+  while (index < o.warmup) await new Promise((r) => setTimeout(r, 20));
+  const windows: WindowStats[] = [];
+  const windowLatencies: number[][] = [];
+  const cpuStart = cpuSnapshot(o.pids);
+  record = true;
+  for (let w = 0; w < o.maxWindows; w++) {
+    latencies = [];
+    errors = 0;
+    const t0 = performance.now();
+    await new Promise((r) => setTimeout(r, o.windowMs));
+    windows.push(stats(latencies, errors, (performance.now() - t0) / 1000));
+    windowLatencies.push(latencies);
+    if (windows.length >= o.minWindows && agree(windows.slice(-o.minWindows))) break;
+  }
+  const cpuEnd = cpuSnapshot(o.pids);
+  stop = true;
+  await Promise.all(workers);
+  const last = windows.slice(-o.minWindows);
+  const total = last.reduce((s, x) => s + x.requests, 0) || 1;
+  const allRequests = windows.reduce((s, x) => s + x.requests, 0) || 1;
+  const cpuPer1k: Record<string, number> = {};
+  for (const k of Object.keys(cpuEnd))
+    cpuPer1k[k] = round(((cpuEnd[k]! - cpuStart[k]!) / allRequests) * 1000, 3);
+  const merged = mergeWindows(last, windowLatencies.slice(-o.minWindows).flat());
+  return { ...merged, requests: total, stable: agree(last), windows: windows.length, cpuPer1k };
+}
+
+function stats(latencies: number[], errors: number, seconds: number): WindowStats {
+  const sorted = [...latencies].sort((a, b) => a - b);
+  return {
+    seconds,
+    requests: latencies.length,
+    errors,
+    throughput: latencies.length / seconds,
+    p50: percentile(sorted, 0.5),
+    p90: percentile(sorted, 0.9),
+    p95: percentile(sorted, 0.95),
+    p99: percentile(sorted, 0.99),
+  };
+}
+
+/** The counted windows together: throughput over their time, percentiles over their requests. */
+function mergeWindows(ws: readonly WindowStats[], latencies: number[]): WindowStats {
+  const seconds = ws.reduce((s, w) => s + w.seconds, 0);
+  const all = stats(
+    latencies,
+    ws.reduce((s, w) => s + w.errors, 0),
+    seconds,
+  );
+  return {
+    seconds: round(seconds, 2),
+    requests: all.requests,
+    errors: all.errors,
+    throughput: round(all.throughput, 1),
+    p50: round(all.p50, 3),
+    p90: round(all.p90, 3),
+    p95: round(all.p95, 3),
+    p99: round(all.p99, 3),
+  };
+}
+
+function agree(ws: readonly WindowStats[]): boolean {
+  const within = (xs: number[]) => Math.max(...xs) <= Math.min(...xs) * 1.1;
+  return within(ws.map((w) => w.throughput)) && within(ws.map((w) => w.p95));
+}
+
+export function round(x: number, digits: number): number {
+  const f = 10 ** digits;
+  return Math.round(x * f) / f;
+}

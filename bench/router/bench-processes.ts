@@ -1,0 +1,81 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+
+export const ROOT = join(__dirname, '..', '..');
+
+export interface BenchProcess {
+  name: string;
+  pid: number;
+  url: string;
+  urls: Record<string, string>;
+  stop(): Promise<void>;
+}
+
+/** Starts `node <script>` and waits for its `listening` events (the mesh's log contract). */
+export async function startProcess(
+  name: string,
+  script: string,
+  args: string[],
+  env: Record<string, string>,
+  listeners: string[],
+  timeoutMs = 180_000,
+): Promise<BenchProcess> {
+  const main = join(ROOT, script);
+  if (!existsSync(main)) throw new Error(`${main} is missing: run \`npm run build\` first`);
+  const proc: ChildProcess = spawn(process.execPath, [main, ...args], {
+    cwd: ROOT,
+    env: { ...process.env, LOG_LEVEL: 'info', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const urls: Record<string, string> = {};
+  const tail: string[] = [];
+  const onData = (chunk: Buffer) => {
+    for (const line of chunk.toString('utf8').split('\n')) {
+      if (line.trim()) tail.push(line.slice(0, 400));
+      if (tail.length > 30) tail.shift();
+      if (!line.includes('"listening"')) continue;
+      try {
+        const evt = JSON.parse(line) as { listener?: string; url?: string };
+        if (evt.listener && evt.url) urls[evt.listener] = evt.url;
+      } catch {
+        // partial line
+      }
+    }
+  };
+  proc.stdout?.on('data', onData);
+  proc.stderr?.on('data', onData);
+  const exited = new Promise<void>((resolve) => proc.on('exit', () => resolve()));
+  const deadline = Date.now() + timeoutMs;
+  while (!listeners.every((l) => urls[l])) {
+    if (proc.exitCode !== null || Date.now() > deadline) {
+      proc.kill('SIGKILL');
+      throw new Error(`${name} did not start:\n${tail.join('\n')}`);
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return {
+    name,
+    pid: proc.pid ?? 0,
+    url: urls[listeners[0]!]!,
+    urls,
+    stop: async () => {
+      if (proc.exitCode === null) proc.kill('SIGTERM');
+      await Promise.race([exited, new Promise((r) => setTimeout(r, 10_000))]);
+      if (proc.exitCode === null) proc.kill('SIGKILL');
+    },
+  };
+}
+
+export async function waitReady(url: string, timeoutMs = 120_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      if ((await fetch(url)).status === 200) return;
+    } catch {
+      // not up yet
+    }
+    if (Date.now() > deadline) throw new Error(`${url} not ready after ${timeoutMs} ms`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}

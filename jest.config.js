@@ -31,6 +31,8 @@ module.exports = {
     {
       ...base,
       displayName: 'integration',
+      // Real Redis and ONNX Runtime sessions on a shared 2-core machine.
+      testTimeout: 60_000,
       testMatch: ['<rootDir>/{apps,libs,scripts}/**/*.int-spec.ts'],
     },
     {

@@ -144,7 +144,10 @@ async function main() {
     `  admin key     ${adminKey}`,
     ...demoKeys().map((l) => `  ${l}`),
     '',
-    ...APPS.map((a, i) => `  ${a.padEnd(13)} ${ready[i] ? 'ready' : 'NOT ready'} (${u(a, 'http')}/healthz/ready)`),
+    ...APPS.map(
+      (a, i) =>
+        `  ${a.padEnd(13)} ${ready[i] ? 'ready' : 'NOT ready'} (${u(a, 'http')}/healthz/ready)`,
+    ),
     '',
     'Press Ctrl-C to stop.',
   ];

@@ -85,9 +85,13 @@ async function ensureRedis() {
   }
   const port = Number(new URL(url).port || 6379);
   console.log(`> starting redis-server on port ${port} (nothing answered on ${url})`);
-  const proc = spawn(bin, ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], {
-    stdio: 'ignore',
-  });
+  const proc = spawn(
+    bin,
+    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
+    {
+      stdio: 'ignore',
+    },
+  );
   const deadline = Date.now() + 10_000;
   while (!(await redisAnswers(url))) {
     if (Date.now() > deadline) throw new Error(`redis-server did not answer on ${url} within 10 s`);

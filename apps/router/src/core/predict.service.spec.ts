@@ -1,0 +1,179 @@
+import { InputTooLargeError, type EncodedBatch, type TextInput } from '@mesh/preprocessing';
+import {
+  InFlightLimiter,
+  TooManyInFlightError,
+  type Route,
+  type Tenant,
+  type TenantRateLimiter,
+} from '@mesh/routing';
+import { Registry } from 'prom-client';
+import { BatchTooLargeError, UnsupportedForModelError } from '../errors/router.errors';
+import { AdmissionService } from './admission.service';
+import type { InferenceGateway } from './inference.gateway';
+import type { CallContext } from './predict.commands';
+import { PredictService } from './predict.service';
+import { ResponseCacheRegistry } from './response-cache.registry';
+import type { RouteSelector } from './route.selector';
+import { RouterMetrics } from './router.metrics';
+import type { ServableVersion } from './servable-version';
+
+const tenant: Tenant = {
+  name: 'acme',
+  keySha256: [],
+  allowedTasks: ['*'],
+  rateLimit: { requestsPerSecond: 10, burst: 10 },
+  maxInFlight: 2,
+};
+const ctx: CallContext = {
+  transport: 'http',
+  authorization: undefined,
+  requestId: 'r1',
+  traceparent: undefined,
+  stickyKey: undefined,
+  receivedAt: 0,
+};
+
+/** A fake version whose "model" labels each text by its length, so answers are checkable. */
+function fakeVersion(kind: 'classification' | 'embedding' = 'classification'): ServableVersion {
+  return {
+    model: 'm',
+    version: 1,
+    pipeline: 'bert-wordpiece@2',
+    kind,
+    maxLength: 128,
+    hardMaxChars: 10,
+    output: 'logits',
+    modelSha256: 'x',
+    encode: (items: readonly TextInput[]) =>
+      ({ batchSize: items.length, texts: items.map((i) => i.text) }) as unknown as EncodedBatch,
+    tokenize: () => {
+      throw new Error('unused');
+    },
+    postprocess: (out: { data: Float32Array }) =>
+      Array.from(out.data, (len) => ({
+        kind: 'classification',
+        label: `len${len}`,
+        score: 1,
+        scores: [],
+      })),
+  } as unknown as ServableVersion;
+}
+
+function setup(route: Partial<Route> = {}, version = fakeVersion()) {
+  const registry = new Registry();
+  const sent: string[][] = [];
+  let open: () => void = () => undefined;
+  let gated = new Promise<void>((r) => (open = r));
+  const gate = {
+    open: () => open(),
+    close: () => {
+      gated = new Promise<void>((r) => (open = r));
+    },
+  };
+  gate.open();
+  const inference: InferenceGateway = {
+    infer: async (_v, batch) => {
+      await gated;
+      const texts = (batch as unknown as { texts: string[] }).texts;
+      sent.push(texts);
+      return { shape: [texts.length, 1], data: Float32Array.from(texts, (t) => t.length) };
+    },
+  };
+  const fullRoute: Route = {
+    tenant: '*',
+    task: 't',
+    model: 'm',
+    versions: [{ version: 1, weight: 1 }],
+    ...route,
+  };
+  const selector = { select: () => ({ route: fullRoute, version }) } as unknown as RouteSelector;
+  const inFlight = new InFlightLimiter();
+  const limiter = { admit: async () => undefined } as unknown as TenantRateLimiter;
+  const service = new PredictService(
+    new AdmissionService(limiter, inFlight),
+    selector,
+    inference,
+    new ResponseCacheRegistry(100),
+    new RouterMetrics(registry),
+    () => 3,
+  );
+  return { service, sent, inFlight, registry, gate };
+}
+
+describe('PredictService', () => {
+  it('answers a batch in input order with one inference call', async () => {
+    const { service, sent } = setup();
+    const r = await service.predictBatch(ctx, tenant, { task: 't', texts: ['aaa', 'a', 'aa'] });
+    expect(r.results.map((p) => (p.kind === 'classification' ? p.label : ''))).toEqual([
+      'len3',
+      'len1',
+      'len2',
+    ]);
+    expect(sent).toEqual([['aaa', 'a', 'aa']]);
+    expect(r).toMatchObject({ model: 'm', version: 1 });
+  });
+
+  it('serves cached answers without inference and sends only the misses', async () => {
+    const { service, sent, registry } = setup({ cache: { enabled: true } });
+    await service.predict(ctx, tenant, { task: 't', text: 'aa' });
+    const r = await service.predictBatch(ctx, tenant, { task: 't', texts: ['b', 'aa', 'ccc'] });
+    expect(sent).toEqual([['aa'], ['b', 'ccc']]);
+    expect(r.results.map((p) => (p.kind === 'classification' ? p.label : ''))).toEqual([
+      'len1',
+      'len2',
+      'len3',
+    ]);
+    const metrics = await registry.getSingleMetricAsString('mesh_router_cache_requests_total');
+    expect(metrics).toContain('result="hit"} 1');
+    expect(metrics).toContain('result="miss"} 3');
+  });
+
+  it('does not cache when the route does not ask for it', async () => {
+    const { service, sent } = setup();
+    await service.predict(ctx, tenant, { task: 't', text: 'aa' });
+    await service.predict(ctx, tenant, { task: 't', text: 'aa' });
+    expect(sent).toHaveLength(2);
+  });
+
+  it('refuses text over hardMaxChars before any inference, releasing the in-flight slot', async () => {
+    const { service, sent, inFlight, registry } = setup();
+    await expect(
+      service.predict(ctx, tenant, { task: 't', text: 'x'.repeat(11) }),
+    ).rejects.toBeInstanceOf(InputTooLargeError);
+    expect(sent).toEqual([]);
+    expect(inFlight.inFlight('acme')).toBe(0);
+    expect(await registry.getSingleMetricAsString('mesh_router_requests_total')).toContain(
+      'outcome="TEXT_TOO_LONG"',
+    );
+  });
+
+  it('refuses a batch over its bound', async () => {
+    const { service, sent } = setup();
+    await expect(
+      service.predictBatch(ctx, tenant, { task: 't', texts: ['a', 'b', 'c', 'd'] }),
+    ).rejects.toBeInstanceOf(BatchTooLargeError);
+    expect(sent).toEqual([]);
+  });
+
+  it('refuses a text pair on an embedding model', async () => {
+    const { service } = setup({}, fakeVersion('embedding'));
+    await expect(
+      service.predict(ctx, tenant, { task: 't', text: 'a', textPair: 'b' }),
+    ).rejects.toBeInstanceOf(UnsupportedForModelError);
+  });
+
+  it('holds one in-flight slot per request while it runs and refuses beyond maxInFlight', async () => {
+    const { service, inFlight, gate } = setup();
+    gate.close();
+    const a = service.predict(ctx, tenant, { task: 't', text: 'a' });
+    const b = service.predict(ctx, tenant, { task: 't', text: 'b' });
+    await new Promise((r) => setImmediate(r));
+    expect(inFlight.inFlight('acme')).toBe(2);
+    await expect(service.predict(ctx, tenant, { task: 't', text: 'c' })).rejects.toBeInstanceOf(
+      TooManyInFlightError,
+    );
+    gate.open();
+    await Promise.all([a, b]);
+    expect(inFlight.inFlight('acme')).toBe(0);
+  });
+});

@@ -1,4 +1,5 @@
 import { Tokenizer } from '@huggingface/tokenizers';
+import { RustUnicodeCompat } from './rust-unicode.compat';
 import { addedTokenBigrams, findSafeCut } from './safe-cut';
 
 /**
@@ -59,6 +60,7 @@ export class BertTokenizer {
   private readonly subwordPrefix: string;
   private readonly addedBigrams: ReadonlySet<string>;
   private readonly spaceAstralCjk: boolean;
+  private readonly unicodeCompat: RustUnicodeCompat;
 
   private constructor(
     private readonly hf: Tokenizer,
@@ -74,6 +76,7 @@ export class BertTokenizer {
     this.vocabSize = this.hf.get_vocab(true).size;
     this.spaceAstralCjk =
       json.normalizer?.type === 'BertNormalizer' && json.normalizer.handle_chinese_chars !== false;
+    this.unicodeCompat = new RustUnicodeCompat((t) => this.hf.token_to_id(t) !== undefined);
     this.addedBigrams = addedTokenBigrams((json.added_tokens ?? []).map((t) => t.content));
     this.subwordPrefix = json.model.continuing_subword_prefix ?? '##';
     this.unkId = this.hf.token_to_id(json.model.unk_token ?? '[UNK]') ?? 0;
@@ -126,6 +129,7 @@ export class BertTokenizer {
   }
 
   private tokenizeAll(text: string): { tokens: string[]; ids: number[] } {
+    text = this.unicodeCompat.apply(text);
     if (this.spaceAstralCjk && HAS_ASTRAL_CJK_SURROGATE.test(text)) {
       text = text.replace(ASTRAL_CJK, ' $& ');
     }

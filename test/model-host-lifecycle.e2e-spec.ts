@@ -12,6 +12,9 @@ import {
 import { startApp, type StartedApp } from './support/app-process';
 import { pollUntil } from './support/poll';
 
+// Real processes and real ORT sessions: allow for a busy 2-core machine.
+jest.setTimeout(60_000);
+
 /** A request that keeps an instance busy for a good while on the tiny model. */
 const longRequest = (model: string) =>
   bertRequest(

@@ -7,6 +7,9 @@ import {
 } from '../apps/model-host/test/e2e-fixtures';
 import { runToExit, startApp } from './support/app-process';
 
+// Real processes and real ORT sessions: allow for a busy 2-core machine.
+jest.setTimeout(60_000);
+
 describe('model host process', () => {
   let repo: ReturnType<typeof makeRepository>;
 

@@ -11,6 +11,9 @@ import {
 } from '../apps/model-host/test/e2e-fixtures';
 import { startApp, type StartedApp } from './support/app-process';
 
+// Real processes and real ORT sessions: allow for a busy 2-core machine.
+jest.setTimeout(60_000);
+
 const REPORT_C = `
 name: "{name}"
 platform: "onnxruntime_onnx"

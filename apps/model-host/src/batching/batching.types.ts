@@ -18,6 +18,11 @@ export interface BatchingPolicy {
   priorityLevels: number;
   defaultPriorityLevel: number;
   defaultQueuePolicy: QueuePolicy;
+  /**
+   * Largest padded ÷ real elements a batch may reach when requests of different lengths are
+   * padded together; 0 = no limit.
+   */
+  maxPaddingRatio: number;
   /** Per priority level overrides. */
   priorityQueuePolicy: Map<number, QueuePolicy>;
 }
@@ -26,6 +31,8 @@ export interface BatchingPolicy {
 export interface QueuedItem<T> {
   payload: T;
   rows: number;
+  /** Elements per row (the padding cost of a request); 0 = not padded. */
+  length: number;
   level: number;
   enqueuedNs: bigint;
   /** 0n = never expires. */

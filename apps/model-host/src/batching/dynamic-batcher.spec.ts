@@ -10,6 +10,7 @@ const policy = (over: Partial<BatchingPolicy> = {}): BatchingPolicy => ({
   priorityLevels: 0,
   defaultPriorityLevel: 0,
   defaultQueuePolicy: { maxQueueSize: 0, defaultTimeoutUs: 0, allowTimeoutOverride: false },
+  maxPaddingRatio: 0,
   priorityQueuePolicy: new Map(),
   ...over,
 });
@@ -170,6 +171,36 @@ describe('DynamicBatcher', () => {
     await d;
     expect(drained).toBe(true);
     await expect(Promise.all([a, b])).resolves.toEqual(['done:a', 'done:b']);
+  });
+
+  it('keeps short and long requests apart when padding them together would exceed max_padding_ratio', async () => {
+    const h = harness(policy({ maxBatchSize: 8, maxPaddingRatio: 1.5 }));
+    const blocker = h.batcher.submit('blocker', 1, 0, 0, 10);
+    await flush();
+    const lengths: Array<[string, number]> = [
+      ['s1', 20],
+      ['long', 200],
+      ['s2', 24],
+      ['s3', 18],
+    ];
+    const rest = lengths.map(([p, len]) => h.batcher.submit(p, 1, 0, 0, len));
+    await h.finishNext();
+    expect(h.payloads()[1]).toEqual(['s1', 's2', 's3']);
+    await h.finishNext();
+    expect(h.payloads()[2]).toEqual(['long']);
+    await h.finishNext();
+    await Promise.all([blocker, ...rest]);
+  });
+
+  it('pads freely when max_padding_ratio is 0', async () => {
+    const h = harness(policy({ maxBatchSize: 8 }));
+    const blocker = h.batcher.submit('blocker', 1, 0, 0, 10);
+    await flush();
+    const rest = [h.batcher.submit('short', 1, 0, 0, 10), h.batcher.submit('long', 1, 0, 0, 300)];
+    await h.finishNext();
+    expect(h.payloads()[1]).toEqual(['short', 'long']);
+    await h.finishNext();
+    await Promise.all([blocker, ...rest]);
   });
 
   it('fills every free instance with its own batch', async () => {

@@ -35,7 +35,7 @@ export class DynamicBatcher<T> {
   }
 
   /** Queues a request and resolves with whatever the runner resolves it with. */
-  submit<R>(payload: T, rows: number, priority: number, timeoutUs: number): Promise<R> {
+  submit<R>(payload: T, rows: number, priority: number, timeoutUs: number, length = 0): Promise<R> {
     if (this.closed) {
       return Promise.reject(new ModelUnavailableError('model version is unloading'));
     }
@@ -58,6 +58,7 @@ export class DynamicBatcher<T> {
       queue.push({
         payload,
         rows,
+        length,
         level,
         enqueuedNs,
         deadlineNs: effectiveTimeout > 0 ? enqueuedNs + BigInt(effectiveTimeout) * 1000n : 0n,
@@ -92,7 +93,7 @@ export class DynamicBatcher<T> {
         this.timer = setTimeout(() => this.schedule(), Math.max(1, Math.ceil(decision.us / 1000)));
         break;
       }
-      this.start(order.slice(0, decision.count));
+      this.start(decision.items);
     }
     this.notifyIdle();
   }
@@ -114,31 +115,48 @@ export class DynamicBatcher<T> {
       });
   }
 
-  /** How many of the ordered requests to send now, or how long to wait. */
+  /**
+   * Which of the ordered requests to send now, or how long to wait. A request whose length
+   * would make the batch pad more than max_padding_ratio × its real tokens is left for a
+   * later batch, so short and long texts are not padded into one expensive batch.
+   */
   private decide(
     order: QueuedItem<T>[],
-  ): { kind: 'send'; count: number } | { kind: 'wait'; us: number } {
+  ): { kind: 'send'; items: QueuedItem<T>[] } | { kind: 'wait'; us: number } {
     const p = this.policy;
-    if (!p.enabled || p.maxBatchSize === 0) return { kind: 'send', count: 1 };
+    if (!p.enabled || p.maxBatchSize === 0) return { kind: 'send', items: order.slice(0, 1) };
+    const chosen: QueuedItem<T>[] = [];
     let rows = 0;
-    let count = 0;
-    let preferredCount = 0;
+    let tokens = 0;
+    let longest = 0;
+    let preferredAt = 0;
+    let full = false;
     for (const item of order) {
-      if (count > 0 && rows + item.rows > p.maxBatchSize) break;
+      if (chosen.length > 0 && rows + item.rows > p.maxBatchSize) {
+        full = true;
+        break;
+      }
+      const nextLongest = Math.max(longest, item.length);
+      const nextTokens = tokens + item.rows * item.length;
+      const padded = (rows + item.rows) * nextLongest;
+      if (chosen.length > 0 && p.maxPaddingRatio > 0 && padded > p.maxPaddingRatio * nextTokens) {
+        continue;
+      }
+      chosen.push(item);
       rows += item.rows;
-      count++;
-      if (p.preferredBatchSizes.includes(rows)) preferredCount = count;
+      tokens = nextTokens;
+      longest = nextLongest;
+      if (p.preferredBatchSizes.includes(rows)) preferredAt = chosen.length;
     }
-    const full = count < order.length || rows >= p.maxBatchSize;
-    if (full) return { kind: 'send', count };
+    if (full || rows >= p.maxBatchSize) return { kind: 'send', items: chosen };
     const largestPreferred = Math.max(0, ...p.preferredBatchSizes);
     // A preferred size goes out at once when nothing bigger is reachable from what is queued.
-    if (preferredCount > 0 && (rows >= largestPreferred || preferredCount === count)) {
-      return { kind: 'send', count: preferredCount };
+    if (preferredAt > 0 && (rows >= largestPreferred || preferredAt === chosen.length)) {
+      return { kind: 'send', items: chosen.slice(0, preferredAt) };
     }
     const oldest = order.reduce((a, b) => (a.enqueuedNs < b.enqueuedNs ? a : b));
     const waitedUs = Number(now() - oldest.enqueuedNs) / 1000;
-    if (waitedUs >= p.maxQueueDelayUs) return { kind: 'send', count };
+    if (waitedUs >= p.maxQueueDelayUs) return { kind: 'send', items: chosen };
     return { kind: 'wait', us: p.maxQueueDelayUs - waitedUs };
   }
 

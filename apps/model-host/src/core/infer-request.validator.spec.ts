@@ -12,6 +12,7 @@ const batching: BatchingPolicy = {
   priorityLevels: 2,
   defaultPriorityLevel: 1,
   defaultQueuePolicy: { maxQueueSize: 0, defaultTimeoutUs: 0, allowTimeoutOverride: false },
+  maxPaddingRatio: 1.5,
   priorityQueuePolicy: new Map(),
 };
 const spec: ModelVersionSpec = {

@@ -84,11 +84,14 @@ export class ModelVersionRuntime {
     const outputs = req.outputs.length > 0 ? req.outputs : this.spec.outputs.map((o) => o.name);
     this.metrics.pendingChanged(this.labels, 1);
     try {
+      const first = inputs[0]?.shape ?? [];
+      const length = this.spec.maxBatchSize > 0 ? first.slice(1).reduce((a, b) => a * b, 1) : 0;
       const done = await this.batcher.submit<Done>(
         { inputs, outputs },
         rows,
         req.priority,
         req.timeoutUs,
+        length,
       );
       this.stats.recordSuccess(elapsed(), done.queueNs, done.compute, rows);
       this.metrics.requestSucceeded(this.labels, elapsed(), done.queueNs, done.compute, rows);

@@ -9,6 +9,21 @@ function queuePolicy(q: ConfigQueuePolicy | undefined): QueuePolicy {
   };
 }
 
+/** Default padded ÷ real elements a batch may reach (config parameter `max_padding_ratio`). */
+export const DEFAULT_MAX_PADDING_RATIO = 1.5;
+
+function paddingRatio(config: ModelConfig): number {
+  const raw = config.parameters.max_padding_ratio?.stringValue;
+  if (raw === undefined) return DEFAULT_MAX_PADDING_RATIO;
+  const n = Number(raw);
+  if (!Number.isFinite(n) || (n !== 0 && n < 1)) {
+    throw new Error(
+      `parameter 'max_padding_ratio' must be 0 (no limit) or a number >= 1 (got "${raw}")`,
+    );
+  }
+  return n;
+}
+
 /** The batcher's policy from config.pbtxt; without dynamic_batching every request runs alone. */
 export function batchingPolicyOf(config: ModelConfig): BatchingPolicy {
   const db = config.dynamicBatching;
@@ -24,6 +39,7 @@ export function batchingPolicyOf(config: ModelConfig): BatchingPolicy {
     priorityLevels: db?.priorityLevels ?? 0,
     defaultPriorityLevel: db?.defaultPriorityLevel ?? 0,
     defaultQueuePolicy: queuePolicy(db?.defaultQueuePolicy),
+    maxPaddingRatio: paddingRatio(config),
     priorityQueuePolicy: perLevel,
   };
 }

@@ -28,7 +28,7 @@ export interface SegmentTokens {
 interface TokenizerJson {
   model?: { type?: string; unk_token?: string; continuing_subword_prefix?: string };
   added_tokens?: { content: string }[];
-  normalizer?: { type?: string; handle_chinese_chars?: boolean } | null;
+  normalizer?: { type?: string; handle_chinese_chars?: boolean; lowercase?: boolean } | null;
   padding?: { pad_id?: number } | null;
   post_processor?: {
     type?: string;
@@ -61,6 +61,7 @@ export class BertTokenizer {
   private readonly addedBigrams: ReadonlySet<string>;
   private readonly spaceAstralCjk: boolean;
   private readonly unicodeCompat: RustUnicodeCompat;
+  private readonly perCharLowercase: boolean;
 
   private constructor(
     private readonly hf: Tokenizer,
@@ -76,6 +77,8 @@ export class BertTokenizer {
     this.vocabSize = this.hf.get_vocab(true).size;
     this.spaceAstralCjk =
       json.normalizer?.type === 'BertNormalizer' && json.normalizer.handle_chinese_chars !== false;
+    this.perCharLowercase =
+      json.normalizer?.type === 'BertNormalizer' && json.normalizer.lowercase !== false;
     this.unicodeCompat = new RustUnicodeCompat((t) => this.hf.token_to_id(t) !== undefined);
     this.addedBigrams = addedTokenBigrams((json.added_tokens ?? []).map((t) => t.content));
     this.subwordPrefix = json.model.continuing_subword_prefix ?? '##';
@@ -130,6 +133,8 @@ export class BertTokenizer {
 
   private tokenizeAll(text: string): { tokens: string[]; ids: number[] } {
     text = this.unicodeCompat.apply(text);
+    // Rust lowercases per character (Σ → σ always); JS applies the final-sigma rule (ς).
+    if (this.perCharLowercase && text.includes('Σ')) text = text.replaceAll('Σ', 'σ');
     if (this.spaceAstralCjk && HAS_ASTRAL_CJK_SURROGATE.test(text)) {
       text = text.replace(ASTRAL_CJK, ' $& ');
     }

@@ -175,3 +175,21 @@ describe('longest-first truncation of pairs matches Rust on a length grid', () =
     expect(await divergences(rust, ours, p, pairs)).toEqual([]);
   });
 });
+
+describe('Greek capital sigma with a vocabulary that holds σ and ς', () => {
+  // JS toLowerCase turns a word-final Σ into ς; the Rust normalizer lowercases per character.
+  it('lowercases Σ to σ everywhere, as Rust does', async () => {
+    const json = JSON.parse(
+      readFileSync(join(__dirname, 'fixtures', 'bert-fixture.tokenizer.json'), 'utf8'),
+    ) as { model: { vocab: Record<string, number> } };
+    let next = Math.max(...Object.values(json.model.vocab)) + 1;
+    for (const c of 'αβγδεοσςλ') for (const t of [c, `##${c}`]) json.model.vocab[t] = next++;
+    const text = JSON.stringify(json);
+    const rust = RustTokenizer.fromString(text);
+    const ours = BertTokenizer.fromJson(text);
+    for (const input of ['ΣΑΣ ΟΔΟΣ', 'ΑΣ.', 'σας Σ ς']) {
+      const theirs = await rust.encode(input, null, { addSpecialTokens: false });
+      expect(ours.segment(input, (s) => s).tokens).toEqual(theirs.getTokens());
+    }
+  });
+});

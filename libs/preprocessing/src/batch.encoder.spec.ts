@@ -1,6 +1,6 @@
 import { fixtureEncoder, fixtureTokenizer } from './fixtures/fixture-tokenizer';
 import { InputTooLargeError, InputValidationError } from './preprocessing.errors';
-import { int64TensorBytes } from './raw-input.contents';
+import { batchTensors, int64TensorBytes } from './raw-input.contents';
 
 const rows = (data: BigInt64Array, seq: number): number[][] =>
   Array.from({ length: data.length / seq }, (_, r) =>
@@ -45,6 +45,7 @@ describe('BatchEncoder tensors', () => {
       { text: 'a' },
     ]);
     expect(without.tensors.map((t) => t.name)).toEqual(['ids', 'mask']);
+    expect(batchTensors(without)).toEqual(without.tensors);
   });
 
   it('marks type ids of the second text 1 and flags truncation per item', () => {

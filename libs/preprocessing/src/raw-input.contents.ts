@@ -13,7 +13,10 @@ export function int64TensorBytes(tensor: Int64Tensor): Buffer {
   return out;
 }
 
-/** The batch's three tensors in the order [ids, mask, typeIds]. */
-export function batchTensors(batch: EncodedBatch): [Int64Tensor, Int64Tensor, Int64Tensor] {
-  return [batch.inputIds, batch.attentionMask, batch.tokenTypeIds];
+/**
+ * The tensors the model takes, named as in its manifest: [ids, mask, typeIds], or [ids, mask]
+ * when the manifest names no token type input.
+ */
+export function batchTensors(batch: EncodedBatch): Int64Tensor[] {
+  return batch.tensors;
 }

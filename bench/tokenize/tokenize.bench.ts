@@ -10,8 +10,8 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { BatchEncoder, BertTokenizer, PipelineRegistry } from '@mesh/preprocessing';
 import { buildBenchCorpus, histogram, type BenchCorpus } from './bench-corpus';
-import { measureOrt, type OrtResult } from './ort-throughput';
-import { machineLine, renderMarkdown, type ArmResult } from './tokenize.report';
+import { measureOrt } from './ort-throughput';
+import { machineLine, renderMarkdown, type ArmResult, type Report } from './tokenize.report';
 import { buildArms, type Arm } from './tokenizer-arms';
 
 const ROOT = join(__dirname, '..', '..');
@@ -47,38 +47,20 @@ async function window(arm: Arm, corpus: BenchCorpus): Promise<Omit<ArmResult, 'a
 
 const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
-async function main(): Promise<void> {
-  const vocab = Object.keys(
-    (JSON.parse(readFileSync(TOKENIZER, 'utf8')) as { model: { vocab: object } }).model.vocab,
+function encoder(maxLength: number): BatchEncoder {
+  return new BatchEncoder(
+    BertTokenizer.fromJson(readFileSync(TOKENIZER, 'utf8')),
+    new PipelineRegistry().get('bert-wordpiece', 2)!,
+    {
+      maxLength,
+      hardMaxChars: 1_000_000,
+      inputNames: { ids: 'input_ids', mask: 'attention_mask', typeIds: 'token_type_ids' },
+    },
   );
-  const corpora = [
-    buildBenchCorpus(vocab, 'short', 20, 2048, 11),
-    buildBenchCorpus(vocab, 'long', 256, 512, 12),
-  ];
-  const arms = buildArms(TOKENIZER, MAX_LENGTH);
-  const encoder = (maxLength: number): BatchEncoder =>
-    new BatchEncoder(
-      BertTokenizer.fromJson(readFileSync(TOKENIZER, 'utf8')),
-      new PipelineRegistry().get('bert-wordpiece', 2)!,
-      {
-        maxLength,
-        hardMaxChars: 1_000_000,
-        inputNames: { ids: 'input_ids', mask: 'attention_mask', typeIds: 'token_type_ids' },
-      },
-    );
-  const histograms = Object.fromEntries(
-    corpora.map((c) => [
-      c.name,
-      histogram(
-        Array.from(encoder(MAX_LENGTH).encode(c.texts.map((text) => ({ text }))).tokenCounts),
-        c.name === 'short' ? 4 : 32,
-      ),
-    ]),
-  );
-  process.stdout.write(
-    `${machineLine()}\ntoken-length histograms: ${JSON.stringify(histograms)}\n`,
-  );
+}
 
+/** Every arm on every text mix, interleaved (order reversed every round); medians. */
+async function measureArms(arms: Arm[], corpora: BenchCorpus[]): Promise<ArmResult[]> {
   for (const arm of arms) for (const c of corpora) await arm.run(c.texts.slice(0, 256)); // warm-up
   const samples = new Map<string, Omit<ArmResult, 'arm' | 'corpus'>[]>();
   for (let round = 0; round < ROUNDS; round++) {
@@ -93,7 +75,7 @@ async function main(): Promise<void> {
       }
     }
   }
-  const results: ArmResult[] = [...samples.entries()].map(([key, rs]) => {
+  return [...samples.entries()].map(([key, rs]) => {
     const [arm, corpus] = key.split('/') as [string, string];
     return {
       arm,
@@ -103,30 +85,54 @@ async function main(): Promise<void> {
       cpuUsPerText: median(rs.map((r) => r.cpuUsPerText)),
     };
   });
+}
 
-  // Share of CPU at host saturation: the router's real configuration (maxLength 128).
-  const ort: Record<string, OrtResult | undefined> = {};
-  const routerTokenize: Record<string, number> = {};
+/**
+ * Raw ORT texts/s of the small model on each text mix, and the JS tokenizer's CPU per text with
+ * the router's settings (maxLength 128): the inputs of the CPU-share estimate.
+ */
+async function measureShare(corpora: BenchCorpus[]): Promise<Report['share']> {
+  const share: Report['share'] = {};
   for (const c of corpora) {
     const enc = encoder(128);
-    const batch = enc.encode(c.texts.slice(0, 32).map((text) => ({ text })));
-    ort[c.name] = await measureOrt(SMALL_MODEL, batch, QUICK ? 2 : 5);
+    const ort = await measureOrt(
+      SMALL_MODEL,
+      enc.encode(c.texts.slice(0, 32).map((text) => ({ text }))),
+      QUICK ? 2 : 5,
+    );
     const arm: Arm = {
       name: 'js-128',
       description: '',
       run: async (ts) => {
-        let n = 0;
         for (let i = 0; i < ts.length; i += 32)
-          n += enc.encode(ts.slice(i, i + 32).map((text) => ({ text }))).batchSize;
-        return n;
+          enc.encode(ts.slice(i, i + 32).map((text) => ({ text })));
+        return ts.length;
       },
     };
-    routerTokenize[c.name] = median(
-      [await window(arm, c), await window(arm, c), await window(arm, c)].map((r) => r.cpuUsPerText),
-    );
+    const cpu = [await window(arm, c), await window(arm, c), await window(arm, c)];
+    share[c.name] = { ort, jsTokenizeCpuUsPerText: median(cpu.map((r) => r.cpuUsPerText)) };
   }
-  const report = {
-    benchmark: 'tokenize',
+  return share;
+}
+
+async function main(): Promise<void> {
+  const vocab = Object.keys(
+    (JSON.parse(readFileSync(TOKENIZER, 'utf8')) as { model: { vocab: object } }).model.vocab,
+  );
+  const corpora = [
+    buildBenchCorpus(vocab, 'short', 20, 2048, 11),
+    buildBenchCorpus(vocab, 'long', 256, 512, 12),
+  ];
+  const arms = buildArms(TOKENIZER, MAX_LENGTH);
+  const lengths = (c: BenchCorpus): number[] =>
+    Array.from(encoder(MAX_LENGTH).encode(c.texts.map((text) => ({ text }))).tokenCounts);
+  const histograms = Object.fromEntries(
+    corpora.map((c) => [c.name, histogram(lengths(c), c.name === 'short' ? 4 : 32)]),
+  );
+  process.stdout.write(
+    `${machineLine()}\ntoken-length histograms: ${JSON.stringify(histograms)}\n`,
+  );
+  const report: Report = {
     date: new Date().toISOString(),
     machine: machineLine(),
     quick: QUICK,
@@ -137,22 +143,19 @@ async function main(): Promise<void> {
     rounds: ROUNDS,
     arms: arms.map((a) => ({ name: a.name, description: a.description })),
     histograms,
-    results,
-    share: Object.fromEntries(
-      corpora.map((c) => [
-        c.name,
-        { ort: ort[c.name], jsTokenizeCpuUsPerText: routerTokenize[c.name] },
-      ]),
-    ),
+    results: await measureArms(arms, corpora),
+    share: await measureShare(corpora),
   };
+  const out = join(ROOT, 'docs', 'benchmarks');
   writeFileSync(
-    join(ROOT, 'docs', 'benchmarks', 'tokenize.json'),
-    JSON.stringify(report, null, 2) + '\n',
+    join(out, 'tokenize.json'),
+    JSON.stringify({ benchmark: 'tokenize', ...report }, null, 2) + '\n',
   );
-  writeFileSync(join(ROOT, 'docs', 'benchmarks', 'tokenize.md'), renderMarkdown(report));
-  process.stdout.write(
-    `wrote docs/benchmarks/tokenize.json and tokenize.md${existsSync(SMALL_MODEL) ? '' : ' (no small model: run `npm run models -- --size small --out .bench-models` for the CPU share)'}\n`,
-  );
+  writeFileSync(join(out, 'tokenize.md'), renderMarkdown(report));
+  const note = existsSync(SMALL_MODEL)
+    ? ''
+    : ' (no small model: `npm run models -- --size small --out .bench-models` for the CPU share)';
+  process.stdout.write(`wrote docs/benchmarks/tokenize.json and tokenize.md${note}\n`);
 }
 
 main().catch((err: unknown) => {

@@ -11,7 +11,7 @@ export interface ArmResult {
   cpuUsPerText: number;
 }
 
-interface Report {
+export interface Report {
   date: string;
   machine: string;
   quick: boolean;

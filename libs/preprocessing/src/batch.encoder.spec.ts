@@ -170,3 +170,28 @@ describe('BatchEncoder on long texts', () => {
     ]);
   });
 });
+
+describe('BatchEncoder on arbitrary UTF-16', () => {
+  // Random code units, lone surrogates included: every item must encode, twice the same way.
+  let seed = 12345;
+  const rand = (): number => (seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 2 ** 32;
+  const texts = Array.from({ length: 2000 }, () =>
+    String.fromCharCode(
+      ...Array.from({ length: Math.floor(rand() * 200) }, () => Math.floor(rand() * 0x10000)),
+    ),
+  );
+
+  it.each([1, 2])(
+    '@%i encodes 2,000 random strings without throwing, deterministically',
+    (version) => {
+      const encoder = fixtureEncoder(version, { maxLength: 64 });
+      for (let i = 0; i < texts.length; i += 50) {
+        const inputs = texts.slice(i, i + 50).map((text) => ({ text }));
+        const first = encoder.encode(inputs);
+        const again = encoder.encode(inputs);
+        expect(again.inputIds.data).toEqual(first.inputIds.data);
+        expect(Math.max(...first.tokenCounts)).toBeLessThanOrEqual(64);
+      }
+    },
+  );
+});

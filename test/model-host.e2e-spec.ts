@@ -1,4 +1,4 @@
-import { status } from '@grpc/grpc-js';
+import { Metadata, status } from '@grpc/grpc-js';
 import {
   RawKServeClient,
   bertRequest,
@@ -169,6 +169,46 @@ describe('model host over the wire (control mode none)', () => {
       });
       const typedLogits = float32s(typed.raw_output_contents[0]);
       typedLogits.forEach((v, i) => expect(v).toBeCloseTo(logits[i]!, 5));
+    });
+
+    it('echoes x-request-id in gRPC response metadata and the HTTP response header', async () => {
+      const md = new Metadata();
+      md.set('x-request-id', 'trace-123');
+      const echoed = await new Promise<unknown>((resolve, reject) => {
+        const call = client.inference.ModelInfer(
+          bertRequest('sentiment', [tokenRow(6, 11)]),
+          md,
+          (err: Error | null) => (err ? reject(err) : undefined),
+        );
+        call.on('metadata', (m: Metadata) => resolve(m.get('x-request-id')[0]));
+      });
+      expect(echoed).toBe('trace-123');
+      const ids = tokenRow(6, 12);
+      const t = (name: string, data: number[]) => ({
+        name,
+        shape: [1, 6],
+        datatype: 'INT64',
+        data,
+      });
+      const res = await fetch(`${http}/v2/models/sentiment/infer`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-request-id': 'trace-456' },
+        body: JSON.stringify({
+          inputs: [
+            t('input_ids', ids),
+            t(
+              'attention_mask',
+              ids.map(() => 1),
+            ),
+            t(
+              'token_type_ids',
+              ids.map(() => 0),
+            ),
+          ],
+        }),
+      });
+      expect(res.status).toBe(200);
+      expect(res.headers.get('x-request-id')).toBe('trace-456');
     });
 
     it('streams ModelStreamInfer responses, errors in error_message without ending the stream', async () => {

@@ -35,6 +35,18 @@ const UNSUPPORTED: Record<string, string> = {
   LogSettings: 'log settings',
 };
 
+/** Hands the caller's `x-request-id` back in the response headers, for log correlation. */
+function echoRequestId(call: {
+  metadata: grpc.Metadata;
+  sendMetadata(m: grpc.Metadata): void;
+}): void {
+  const id = call.metadata.get('x-request-id')[0];
+  if (id === undefined) return;
+  const out = new grpc.Metadata();
+  out.set('x-request-id', id);
+  call.sendMetadata(out);
+}
+
 /**
  * `inference.GRPCInferenceService` on raw grpc-js: each handler maps the proto message to one
  * ModelHostService call and back. Errors become the status from ERROR_STATUS.
@@ -49,6 +61,7 @@ export class InferenceServicer {
     const unary =
       <Req>(fn: (req: Req) => unknown) =>
       (call: Unary<Req>, cb: grpc.sendUnaryData<unknown>) => {
+        echoRequestId(call);
         Promise.resolve()
           .then(() => fn(call.request))
           .then(
@@ -104,6 +117,7 @@ export class InferenceServicer {
 
   /** Each streamed request is answered in the stream; errors travel in error_message (as Triton). */
   private stream(call: grpc.ServerDuplexStream<ModelInferRequest, unknown>): void {
+    echoRequestId(call);
     let open = 0;
     let ended = false;
     const maybeEnd = () => {

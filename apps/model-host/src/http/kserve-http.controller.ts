@@ -1,5 +1,6 @@
 import {
   Body,
+  Headers,
   Controller,
   Get,
   HttpCode,
@@ -94,10 +95,13 @@ export class KserveHttpController {
   @Post(['models/:model/infer', 'models/:model/versions/:version/infer'])
   @HttpCode(200)
   async infer(
+    @Res({ passthrough: true }) reply: FastifyReply,
+    @Headers('x-request-id') requestId: string | undefined,
     @Body() body: unknown,
     @Param('model') model: string,
     @Param('version') version?: string,
   ): Promise<unknown> {
+    if (requestId) void reply.header('x-request-id', requestId);
     const parsed = parseJsonInferRequest(body);
     const req: InferRequest = {
       id: parsed.id ?? '',

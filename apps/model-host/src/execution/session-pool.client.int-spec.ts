@@ -1,0 +1,83 @@
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { execSync } from 'node:child_process';
+import { SessionPoolClient } from './session-pool.client';
+
+const ROOT = join(__dirname, '..', '..', '..', '..');
+const MODEL = join(ROOT, 'model_repository', 'sentiment-en', '1', 'model.onnx');
+const options = { intraOpThreads: 1, interOpThreads: 1, graphOptimizationLevel: 'all' as const };
+
+const int64 = (values: number[]) => BigInt64Array.from(values.map(BigInt)).buffer;
+
+describe('SessionPoolClient (real ORT in worker threads)', () => {
+  jest.setTimeout(60_000);
+
+  beforeAll(() => {
+    if (!existsSync(MODEL)) execSync('npm run -s models', { cwd: ROOT, stdio: 'inherit' });
+  });
+
+  it('reports the graph signature and runs a batch with buffers transferred to the worker', async () => {
+    const pool = await SessionPoolClient.start(2, { ...options, modelPath: MODEL });
+    try {
+      expect(pool.size).toBe(2);
+      expect(pool.inputs.map((i) => [i.name, i.type, i.shape])).toEqual([
+        ['input_ids', 'int64', [-1, -1]],
+        ['attention_mask', 'int64', [-1, -1]],
+        ['token_type_ids', 'int64', [-1, -1]],
+      ]);
+      expect(pool.outputs).toEqual([{ name: 'logits', type: 'float32', shape: [-1, 3] }]);
+      const ids = int64([2, 500, 600, 3, 2, 700, 3, 0]);
+      const feeds = [
+        { name: 'input_ids', type: 'int64', dims: [2, 4], buffer: ids },
+        {
+          name: 'attention_mask',
+          type: 'int64',
+          dims: [2, 4],
+          buffer: int64([1, 1, 1, 1, 1, 1, 1, 0]),
+        },
+        {
+          name: 'token_type_ids',
+          type: 'int64',
+          dims: [2, 4],
+          buffer: int64([0, 0, 0, 0, 0, 0, 0, 0]),
+        },
+      ];
+      const run = pool.run(feeds, ['logits']);
+      // Transferred, not copied: the sender's buffer is detached.
+      expect(ids.byteLength).toBe(0);
+      expect(pool.idleCount).toBe(1);
+      const result = await run;
+      expect(result.outputs[0]?.dims).toEqual([2, 3]);
+      expect(new Float32Array(result.outputs[0]!.buffer).every(Number.isFinite)).toBe(true);
+      expect(result.inferNs).toBeGreaterThan(0);
+      expect(pool.idleCount).toBe(2);
+    } finally {
+      await pool.close();
+    }
+  });
+
+  it('rejects a bad feed in the worker without killing it', async () => {
+    const pool = await SessionPoolClient.start(1, { ...options, modelPath: MODEL });
+    try {
+      const bad = [{ name: 'input_ids', type: 'int64', dims: [1, 2], buffer: int64([1, 2]) }];
+      await expect(pool.run(bad, ['logits'])).rejects.toThrow(/input/i);
+      const ok = ['input_ids', 'attention_mask', 'token_type_ids'].map((name) => ({
+        name,
+        type: 'int64',
+        dims: [1, 2],
+        buffer: int64([1, 1]),
+      }));
+      await expect(pool.run(ok, ['logits'])).resolves.toMatchObject({
+        outputs: [{ dims: [1, 3] }],
+      });
+    } finally {
+      await pool.close();
+    }
+  });
+
+  it('fails to start with the ORT reason when the model file is not an ONNX model', async () => {
+    await expect(
+      SessionPoolClient.start(1, { ...options, modelPath: __filename }),
+    ).rejects.toThrow();
+  });
+});

@@ -13,11 +13,17 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 /** A throwaway repository with the same model file twice: batching on, and off. */
-export function benchRepository(sourceModelDir: string): { dir: string; remove(): void } {
+export function benchRepository(
+  sourceModelDir: string,
+  maxBatchTokens: number,
+): { dir: string; remove(): void } {
   const dir = mkdtempSync(join(tmpdir(), 'host-bench-'));
   const base = readFileSync(join(sourceModelDir, 'config.pbtxt'), 'utf8')
     .replace(/parameters \{\s*key: "model_sha256[^"]*"\s*value: \{[^}]*\}\s*\}\s*/g, '')
-    .replace(/version_policy: .*\n/, '');
+    .replace(/version_policy: .*\n/, '')
+    .concat(
+      `parameters {\n  key: "max_batch_tokens"\n  value: { string_value: "${maxBatchTokens}" }\n}\n`,
+    );
   const variants: Record<string, string> = {
     'host-batching': base,
     'host-no-batching': base.replace(/dynamic_batching \{[^}]*\}\s*/, ''),

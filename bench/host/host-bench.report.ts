@@ -15,6 +15,8 @@ export interface HostBenchResult {
   textMix: string;
   lengthHistogram: Record<string, number>;
   runs: number;
+  /** 1-minute load average before and after the run: other work on the box skews the figures. */
+  loadAverage: { start: number; end: number };
   points: Array<{ arm: ArmName; concurrency: number } & PointResult>;
   headline: {
     rawBest: { concurrency: number; throughput: number };
@@ -65,6 +67,8 @@ export function writeReport(outDir: string, r: HostBenchResult): void {
     `Machine: ${r.machine}`,
     '',
     `Run: ${r.date}, mode ${r.mode}, median of ${r.runs} interleaved run(s). Model: ${r.model}. Thread budget: ${r.threadBudget}. Text mix: ${r.textMix} (pre-tokenized, seeded).`,
+    '',
+    `Load average (1 min) at start / end: ${f(r.loadAverage.start, 2)} / ${f(r.loadAverage.end, 2)} on ${cpus().length} cores — figures from a busy machine compare only within the run.`,
     '',
     `Token lengths: ${Object.entries(r.lengthHistogram)
       .map(([k, v]) => `${k}: ${v}`)

@@ -1,10 +1,13 @@
 /**
- * `npm run bench:host [-- --quick] [--runs N] [--mix mixed|short|long]`: the embedded model
- * host against raw in-process ORT on the same small model and thread budget, with dynamic
- * batching on and off, at concurrency 1/8/32/64. Writes docs/benchmarks/host.{json,md}.
+ * `npm run bench:host [-- --quick] [--runs N] [--mix mixed|short|long] [--intra-op N]
+ * [--batch-tokens N]`: the
+ * embedded model host against raw in-process ORT on the same small model and thread budget
+ * (one session, intra-op N, default 1 as the host's default), with dynamic batching on and
+ * off, at concurrency 1/8/32/64. Writes docs/benchmarks/host.{json,md}.
  */
 import { execSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
+import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { buildCorpus, lengthHistogram, type TextMix } from './host-bench.corpus';
 import { processCpuSeconds, selfCpuSeconds } from './host-bench.cpu';
@@ -32,7 +35,14 @@ function parseArgs(argv: string[]) {
   const opts: MeasureOptions = quick
     ? { warmupRequests: 30, windowMs: 4000, agreeWindows: 2, maxWindows: 3 }
     : { warmupRequests: 200, windowMs: 5000, agreeWindows: 3, maxWindows: 6 };
-  return { quick, mix, runs, opts, intra: Number(get('--intra-op') ?? 2) };
+  return {
+    quick,
+    mix,
+    runs,
+    opts,
+    intra: Number(get('--intra-op') ?? 1),
+    batchTokens: Number(get('--batch-tokens') ?? 2048),
+  };
 }
 
 function median(points: PointResult[]): PointResult {
@@ -53,7 +63,8 @@ async function main(): Promise<void> {
     interOpThreads: 1,
     graphOptimizationLevel: 'all' as const,
   };
-  const budgetText = `1 session × intra-op ${budget.intraOpThreads} / inter-op 1 per arm, graph optimisation all`;
+  const budgetText = `1 session × intra-op ${budget.intraOpThreads} / inter-op 1 per arm, graph optimisation all; batches ≤ ${args.batchTokens} padded tokens and ≤ 1.5 × real tokens (host and raw alike)`;
+  const loadStart = loadavg()[0] ?? 0;
   const corpus = buildCorpus(args.mix, 2000, 42);
   const hist = lengthHistogram(corpus, 32);
   console.log(`host bench: ${machineLine()}`);
@@ -61,7 +72,7 @@ async function main(): Promise<void> {
     `thread budget: ${budgetText}; text mix ${args.mix}; lengths ${JSON.stringify(hist)}`,
   );
 
-  const repo = benchRepository(MODEL_DIR);
+  const repo = benchRepository(MODEL_DIR, args.batchTokens);
   const host = await startHost(ROOT, repo.dir, {
     ORT_INTRA_OP_THREADS: String(budget.intraOpThreads),
     ORT_INTER_OP_THREADS: '1',
@@ -81,7 +92,7 @@ async function main(): Promise<void> {
             () =>
               runClosedLoop(
                 1,
-                () => raw.step(corpus, c),
+                () => raw.step(corpus, c, args.batchTokens),
                 args.opts,
                 { bench: selfCpuSeconds },
                 selfCpuSeconds,
@@ -138,6 +149,7 @@ async function main(): Promise<void> {
     textMix: args.mix,
     lengthHistogram: hist,
     runs: args.runs,
+    loadAverage: { start: loadStart, end: loadavg()[0] ?? 0 },
     points,
     headline: {
       rawBest: { concurrency: rawBest.concurrency, throughput: rawBest.throughput },

@@ -24,10 +24,10 @@ export class RawOrtArm {
 
   /**
    * Each step runs up to `batch` rows as one padded batch, formed from the corpus stream with
-   * the host's rule (padded ≤ 1.5 × real tokens; rows that do not fit wait for a later batch),
-   * so the ceiling pads no more than the host does.
+   * the host's rules (padded ≤ 1.5 × real tokens and ≤ `maxBatchTokens`; rows that do not fit
+   * wait for a later batch), so the ceiling pads no more than the host does.
    */
-  step(corpus: readonly TokenRow[], batch: number): Step {
+  step(corpus: readonly TokenRow[], batch: number, maxBatchTokens: number): Step {
     let next = 0;
     let deferred: TokenRow[] = [];
     const form = (): TokenRow[] => {
@@ -40,7 +40,9 @@ export class RawOrtArm {
       for (let scanned = 0; rows.length < batch && scanned < batch * 4; scanned++) {
         const row = candidates();
         const l = Math.max(longest, row.length);
-        if (rows.length > 0 && (rows.length + 1) * l > 1.5 * (tokens + row.length)) {
+        const padded = (rows.length + 1) * l;
+        const tooPadded = padded > 1.5 * (tokens + row.length);
+        if (rows.length > 0 && (tooPadded || (maxBatchTokens > 0 && padded > maxBatchTokens))) {
           skipped.push(row);
           continue;
         }

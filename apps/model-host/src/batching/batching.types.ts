@@ -23,6 +23,8 @@ export interface BatchingPolicy {
    * padded together; 0 = no limit.
    */
   maxPaddingRatio: number;
+  /** Most padded elements (rows × longest) per batch; 0 = only max_batch_size limits it. */
+  maxBatchTokens: number;
   /** Per priority level overrides. */
   priorityQueuePolicy: Map<number, QueuePolicy>;
 }

@@ -11,6 +11,7 @@ const policy = (over: Partial<BatchingPolicy> = {}): BatchingPolicy => ({
   defaultPriorityLevel: 0,
   defaultQueuePolicy: { maxQueueSize: 0, defaultTimeoutUs: 0, allowTimeoutOverride: false },
   maxPaddingRatio: 0,
+  maxBatchTokens: 0,
   priorityQueuePolicy: new Map(),
   ...over,
 });
@@ -40,6 +41,14 @@ function harness(p: BatchingPolicy, slots = 1) {
 }
 
 const flush = () => new Promise((r) => setImmediate(r));
+
+async function pollFor(cond: () => boolean, timeoutMs = 2000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!cond()) {
+    if (Date.now() > deadline) throw new Error('condition not met in time');
+    await new Promise((r) => setTimeout(r, 5));
+  }
+}
 
 describe('DynamicBatcher', () => {
   it('runs each request alone when dynamic batching is off', async () => {
@@ -190,6 +199,19 @@ describe('DynamicBatcher', () => {
     expect(h.payloads()[2]).toEqual(['long']);
     await h.finishNext();
     await Promise.all([blocker, ...rest]);
+  });
+
+  it('sends a batch once max_batch_tokens padded elements are reached', async () => {
+    const h = harness(policy({ maxBatchSize: 64, maxBatchTokens: 600, maxQueueDelayUs: 50_000 }));
+    const all = ['a', 'b', 'c', 'd'].map((p) => h.batcher.submit(p, 1, 0, 0, 200));
+    await flush();
+    // 3 × 200 fits the budget, a 4th would not: the batch goes without waiting for the delay.
+    expect(h.payloads()).toEqual([['a', 'b', 'c']]);
+    await h.finishNext();
+    await pollFor(() => h.batches.length === 2);
+    expect(h.payloads()[1]).toEqual(['d']);
+    await h.finishNext();
+    await Promise.all(all);
   });
 
   it('pads freely when max_padding_ratio is 0', async () => {

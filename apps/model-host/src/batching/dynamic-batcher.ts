@@ -117,8 +117,9 @@ export class DynamicBatcher<T> {
 
   /**
    * Which of the ordered requests to send now, or how long to wait. A request whose length
-   * would make the batch pad more than max_padding_ratio × its real tokens is left for a
-   * later batch, so short and long texts are not padded into one expensive batch.
+   * would make the batch pad more than max_padding_ratio × its real tokens, or exceed
+   * max_batch_tokens padded elements, is left for a later batch, so short and long texts are
+   * not padded into one expensive batch.
    */
   private decide(
     order: QueuedItem<T>[],
@@ -140,6 +141,11 @@ export class DynamicBatcher<T> {
       const nextTokens = tokens + item.rows * item.length;
       const padded = (rows + item.rows) * nextLongest;
       if (chosen.length > 0 && p.maxPaddingRatio > 0 && padded > p.maxPaddingRatio * nextTokens) {
+        continue;
+      }
+      // Over the element budget the batch cannot grow much more: send it once formed.
+      if (chosen.length > 0 && p.maxBatchTokens > 0 && padded > p.maxBatchTokens) {
+        full = true;
         continue;
       }
       chosen.push(item);

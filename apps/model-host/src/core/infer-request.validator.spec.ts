@@ -13,6 +13,7 @@ const batching: BatchingPolicy = {
   defaultPriorityLevel: 1,
   defaultQueuePolicy: { maxQueueSize: 0, defaultTimeoutUs: 0, allowTimeoutOverride: false },
   maxPaddingRatio: 1.5,
+  maxBatchTokens: 0,
   priorityQueuePolicy: new Map(),
 };
 const spec: ModelVersionSpec = {

@@ -24,6 +24,16 @@ function paddingRatio(config: ModelConfig): number {
   return n;
 }
 
+function batchTokens(config: ModelConfig): number {
+  const raw = config.parameters.max_batch_tokens?.stringValue;
+  if (raw === undefined) return 0;
+  const n = Number(raw);
+  if (!Number.isSafeInteger(n) || n < 0) {
+    throw new Error(`parameter 'max_batch_tokens' must be an integer >= 0 (got "${raw}")`);
+  }
+  return n;
+}
+
 /** The batcher's policy from config.pbtxt; without dynamic_batching every request runs alone. */
 export function batchingPolicyOf(config: ModelConfig): BatchingPolicy {
   const db = config.dynamicBatching;
@@ -40,6 +50,7 @@ export function batchingPolicyOf(config: ModelConfig): BatchingPolicy {
     defaultPriorityLevel: db?.defaultPriorityLevel ?? 0,
     defaultQueuePolicy: queuePolicy(db?.defaultQueuePolicy),
     maxPaddingRatio: paddingRatio(config),
+    maxBatchTokens: batchTokens(config),
     priorityQueuePolicy: perLevel,
   };
 }

@@ -46,6 +46,7 @@ const errorText = (err: unknown): string => (err instanceof Error ? err.message 
 export class ModelManagerService {
   private readonly models = new Map<string, ModelEntry>();
   private readonly locks = new Map<string, Promise<void>>();
+  private started = false;
 
   constructor(
     private readonly repo: ModelFilesRepository,
@@ -65,15 +66,19 @@ export class ModelManagerService {
         this.logger.warn({ model: name, err: errorText(err) }, 'model failed to load'),
       );
     }
+    this.started = true;
   }
 
   get controlMode(): ControlMode {
     return this.mode;
   }
 
-  /** Ready when every model asked for at start is serving at least one version. */
+  /**
+   * Ready once the startup loads have finished (each model either serves or shows its reason).
+   * Later loads through the repository API never take the server out of rotation.
+   */
   isReady(): boolean {
-    return [...this.models.values()].every((m) => m.state !== 'LOADING');
+    return this.started;
   }
 
   async index(readyOnly: boolean): Promise<ModelIndexEntry[]> {

@@ -1,0 +1,56 @@
+import { parseModelConfig } from '@mesh/model-repository';
+import { DEFAULT_MAX_PADDING_RATIO, batchingPolicyOf } from './batching-policy';
+
+const config = (extra: string) =>
+  parseModelConfig(
+    `name: "m"
+platform: "onnxruntime_onnx"
+max_batch_size: 32
+input [ { name: "input_ids" data_type: TYPE_INT64 dims: [ -1 ] } ]
+output [ { name: "logits" data_type: TYPE_FP32 dims: [ 3 ] } ]
+${extra}`,
+    'm/config.pbtxt',
+  );
+
+describe('batchingPolicyOf', () => {
+  it('reads dynamic_batching, queue policies and priority levels from config.pbtxt', () => {
+    const p = batchingPolicyOf(
+      config(`dynamic_batching {
+  preferred_batch_size: [ 8, 16 ]
+  max_queue_delay_microseconds: 5000
+  priority_levels: 2
+  default_priority_level: 2
+  default_queue_policy { max_queue_size: 10 default_timeout_microseconds: 700 allow_timeout_override: true }
+  priority_queue_policy { key: 1 value: { max_queue_size: 3 } }
+}`),
+    );
+    expect(p).toMatchObject({
+      enabled: true,
+      maxBatchSize: 32,
+      preferredBatchSizes: [8, 16],
+      maxQueueDelayUs: 5000,
+      priorityLevels: 2,
+      defaultPriorityLevel: 2,
+      defaultQueuePolicy: { maxQueueSize: 10, defaultTimeoutUs: 700, allowTimeoutOverride: true },
+      maxPaddingRatio: DEFAULT_MAX_PADDING_RATIO,
+    });
+    expect(p.priorityQueuePolicy.get(1)?.maxQueueSize).toBe(3);
+  });
+
+  it('runs requests one by one without a dynamic_batching block', () => {
+    expect(batchingPolicyOf(config('')).enabled).toBe(false);
+  });
+
+  it('takes max_padding_ratio from parameters and rejects values below 1', () => {
+    const ok = config(
+      'dynamic_batching { }\nparameters { key: "max_padding_ratio" value: { string_value: "0" } }',
+    );
+    expect(batchingPolicyOf(ok).maxPaddingRatio).toBe(0);
+    const bad = config(
+      'dynamic_batching { }\nparameters { key: "max_padding_ratio" value: { string_value: "0.5" } }',
+    );
+    expect(() => batchingPolicyOf(bad)).toThrow(
+      "parameter 'max_padding_ratio' must be 0 (no limit) or a number >= 1",
+    );
+  });
+});

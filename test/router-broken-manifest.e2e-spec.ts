@@ -150,3 +150,10 @@ describe('a version whose manifest does not match', () => {
     expect(route.unroutable['2']).toContain('TOKENIZER_SHA_MISMATCH');
   });
 });
+
+describe('shutdown', () => {
+  it('stops cleanly with exit code 0 on SIGTERM', async () => {
+    await expect(mesh.router.stop('SIGTERM')).resolves.toBe(0);
+    expect(mesh.router.logs.some((l) => l.includes('"event":"stopped"'))).toBe(true);
+  });
+});

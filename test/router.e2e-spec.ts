@@ -532,15 +532,48 @@ describe('operations', () => {
     ).toBe(1);
   });
 
+  it('mirrors sampled requests to the shadow version without changing the answer', async () => {
+    await admin('PUT', '/routes', {
+      tenant: 'e2e-all',
+      task: 'shadowed',
+      model: 'intent-zh',
+      versions: [{ version: 2, weight: 1 }],
+      shadow: { version: 3, percent: 100 },
+    });
+    for (let i = 0; i < 5; i++) {
+      const r = await call(mesh.http, 'POST', '/v1/predict', {
+        key: ALL_KEY,
+        body: { task: 'shadowed', text: `影子${i}` },
+      });
+      expect(r.body).toMatchObject({ model: 'intent-zh', version: 2 });
+    }
+    await pollUntil(
+      async () => {
+        const text = (await call(mesh.http, 'GET', '/metrics')).body as string;
+        const ok = metricSum(text, 'mesh_router_shadow_requests_total', {
+          model: 'intent-zh',
+          version: '3',
+          outcome: 'ok',
+        });
+        const agreed = metricSum(text, 'mesh_router_shadow_agreement_total', { version: '3' });
+        return ok >= 5 && agreed >= 5 ? true : undefined;
+      },
+      { timeoutMs: 5000, what: 'shadow copies' },
+    );
+  });
+
   it('audits admin changes with who, before and after', async () => {
     const r = await admin('GET', '/audit?limit=5');
     expect(r.status).toBe(200);
     expect(r.body.entries[0]).toMatchObject({
       who: 'admin-api',
       action: 'route.upsert',
-      target: 'e2e-all/cached',
+      target: 'e2e-all/shadowed',
+      before: null,
     });
-    expect(r.body.entries[0].after.cache).toEqual({ enabled: true, maxEntries: 100 });
+    expect(r.body.entries[0].after.shadow).toEqual({ version: 3, percent: 100 });
+    expect(typeof r.body.entries[0].when).toBe('string');
+    expect(r.body.entries[0].epoch).toBeGreaterThan(r.body.entries[1].epoch);
   });
 });
 

@@ -43,7 +43,6 @@ void runMain('router', async () => {
 function configureHttp(app: NestFastifyApplication, logger: Logger): void {
   const filter = new HttpErrorFilter(logger);
   app.useGlobalFilters(filter);
-  app.enableShutdownHooks();
   const fastify = app.getHttpAdapter().getInstance() as unknown as FastifyInstance;
   installRequestIdHook(fastify);
   // Body-parsing failures (413, malformed JSON) happen before Nest: same JSON error shape.

@@ -29,6 +29,7 @@ import { PredictService } from './core/predict.service';
 import { ResponseCacheRegistry } from './core/response-cache.registry';
 import { RouteSelector } from './core/route.selector';
 import { RouterMetrics } from './core/router.metrics';
+import { ShadowMirror } from './core/shadow.mirror';
 import { TasksService } from './core/tasks.service';
 import { VersionCatalog } from './core/version.catalog';
 import { GrpcErrorFilter } from './grpc/grpc-error.filter';
@@ -117,8 +118,14 @@ export class RouterModule implements OnApplicationShutdown {
             b: KServeBackends,
             m: RouterMetrics,
           ) =>
-            new PredictService(a, s, b, new ResponseCacheRegistry(DEFAULT_CACHE_ENTRIES), m, (v) =>
-              batchBound(config, v.maxLength),
+            new PredictService(
+              a,
+              s,
+              b,
+              new ResponseCacheRegistry(DEFAULT_CACHE_ENTRIES),
+              m,
+              new ShadowMirror(b, m),
+              (v) => batchBound(config, v.maxLength),
             ),
         },
         {

@@ -9,9 +9,6 @@ import { BadBackendResponseError } from '../errors/router.errors';
 import type { RouterConfig } from '../router.config';
 import { shaMismatch } from './model-sha.verifier';
 
-/** Triton priority level of online traffic (bulk jobs use 2, so they never starve it). */
-const ONLINE_PRIORITY = 1;
-
 interface Verification {
   /** Backends that report the version READY and serve the manifest's exact bytes. */
   verified: string[];
@@ -23,7 +20,8 @@ interface Verification {
  * The router's view of its KServe v2 backends, over @mesh/kserve's pool: which versions are
  * READY where, and — checked after every discovery round through ModelConfig — which of those
  * backends serve the bytes each version's manifest names. Inference only goes to verified
- * backends, with Triton's `priority` parameter and the request's tracing metadata.
+ * backends, with Triton's `priority` parameter (1 online; bulk traffic uses 2, so it never
+ * starves online requests) and the request's tracing metadata.
  */
 export class KServeBackends implements BackendDirectory, InferenceGateway {
   private readonly pool: KServeBackendPool;
@@ -85,7 +83,7 @@ export class KServeBackends implements BackendDirectory, InferenceGateway {
       version: String(version.version),
       inputs: batchTensors(batch),
       outputs: [version.output],
-      parameters: { priority: ONLINE_PRIORITY },
+      parameters: { priority: meta.priority },
       metadata: {
         'x-request-id': meta.requestId,
         ...(meta.traceparent ? { traceparent: meta.traceparent } : {}),

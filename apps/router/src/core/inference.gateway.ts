@@ -5,6 +5,8 @@ import type { ServableVersion } from './servable-version';
 export interface InferenceMeta {
   requestId: string;
   traceparent: string | undefined;
+  /** Triton priority level: 1 for online answers, 2 for shadow copies (and bulk jobs). */
+  priority: 1 | 2;
 }
 
 /** Sends one encoded batch to a backend serving the version and returns its float output. */

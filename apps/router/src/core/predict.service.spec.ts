@@ -15,6 +15,7 @@ import { PredictService } from './predict.service';
 import { ResponseCacheRegistry } from './response-cache.registry';
 import type { RouteSelector } from './route.selector';
 import { RouterMetrics } from './router.metrics';
+import { ShadowMirror } from './shadow.mirror';
 import type { ServableVersion } from './servable-version';
 
 const tenant: Tenant = {
@@ -59,9 +60,10 @@ function fakeVersion(kind: 'classification' | 'embedding' = 'classification'): S
   } as unknown as ServableVersion;
 }
 
-function setup(route: Partial<Route> = {}, version = fakeVersion()) {
+function setup(route: Partial<Route> = {}, version = fakeVersion(), shadow?: ServableVersion) {
   const registry = new Registry();
   const sent: string[][] = [];
+  const priorities: string[] = [];
   let open: () => void = () => undefined;
   let gated = new Promise<void>((r) => (open = r));
   const gate = {
@@ -72,7 +74,8 @@ function setup(route: Partial<Route> = {}, version = fakeVersion()) {
   };
   gate.open();
   const inference: InferenceGateway = {
-    infer: async (_v, batch) => {
+    infer: async (v, batch, meta) => {
+      priorities.push(`${v.version}@${meta.priority}`);
       await gated;
       const texts = (batch as unknown as { texts: string[] }).texts;
       sent.push(texts);
@@ -86,18 +89,22 @@ function setup(route: Partial<Route> = {}, version = fakeVersion()) {
     versions: [{ version: 1, weight: 1 }],
     ...route,
   };
-  const selector = { select: () => ({ route: fullRoute, version }) } as unknown as RouteSelector;
+  const selector = {
+    select: () => ({ route: fullRoute, version, ...(shadow ? { shadow } : {}) }),
+  } as unknown as RouteSelector;
   const inFlight = new InFlightLimiter();
   const limiter = { admit: async () => undefined } as unknown as TenantRateLimiter;
+  const metrics = new RouterMetrics(registry);
   const service = new PredictService(
     new AdmissionService(limiter, inFlight),
     selector,
     inference,
     new ResponseCacheRegistry(100),
-    new RouterMetrics(registry),
+    metrics,
+    new ShadowMirror(inference, metrics),
     () => 3,
   );
-  return { service, sent, inFlight, registry, gate };
+  return { service, sent, inFlight, registry, gate, priorities };
 }
 
 describe('PredictService', () => {
@@ -175,5 +182,16 @@ describe('PredictService', () => {
     gate.open();
     await Promise.all([a, b]);
     expect(inFlight.inFlight('acme')).toBe(0);
+  });
+
+  it('mirrors to the shadow version at priority 2 after answering at priority 1', async () => {
+    const shadow = { ...fakeVersion(), version: 2 } as ServableVersion;
+    const { service, priorities, registry } = setup({}, fakeVersion(), shadow);
+    const r = await service.predict(ctx, tenant, { task: 't', text: 'abc' });
+    expect(r.version).toBe(1);
+    await new Promise((res) => setImmediate(res));
+    expect(priorities).toEqual(['1@1', '2@2']);
+    const agree = await registry.getSingleMetricAsString('mesh_router_shadow_agreement_total');
+    expect(agree).toContain('agree="true"} 1');
   });
 });

@@ -1,6 +1,6 @@
 import { performance } from 'node:perf_hooks';
 import { InputTooLargeError, type EncodedBatch, type TextInput } from '@mesh/preprocessing';
-import type { Route, Tenant } from '@mesh/routing';
+import type { Tenant } from '@mesh/routing';
 import { BatchTooLargeError, UnsupportedForModelError } from '../errors/router.errors';
 import { AdmissionService } from './admission.service';
 import type { InferenceGateway } from './inference.gateway';
@@ -15,9 +15,11 @@ import type {
   TokenizeOutcome,
 } from './predict.commands';
 import { ResponseCacheRegistry } from './response-cache.registry';
+import type { SelectedVersion } from './route.selector';
 import type { RouteSelector } from './route.selector';
 import type { RouterMetrics } from './router.metrics';
 import type { ServableVersion } from './servable-version';
+import type { ShadowMirror } from './shadow.mirror';
 
 type Method = 'predict' | 'predict_batch' | 'tokenize';
 
@@ -33,6 +35,7 @@ export class PredictService {
     private readonly inference: InferenceGateway,
     private readonly caches: ResponseCacheRegistry,
     private readonly metrics: RouterMetrics,
+    private readonly shadows: ShadowMirror,
     private readonly maxBatch: (version: ServableVersion) => number,
   ) {}
 
@@ -42,7 +45,7 @@ export class PredictService {
         cmd.textPair === undefined
           ? { text: cmd.text }
           : { text: cmd.text, textPair: cmd.textPair };
-      const [prediction] = await this.run(ctx, chosen.route, chosen.version, [input]);
+      const [prediction] = await this.run(ctx, chosen, [input]);
       return {
         model: chosen.version.model,
         version: chosen.version.version,
@@ -60,7 +63,7 @@ export class PredictService {
       const limit = this.maxBatch(chosen.version);
       if (cmd.texts.length > limit) throw new BatchTooLargeError(cmd.texts.length, limit);
       const inputs = cmd.texts.map((text) => ({ text }));
-      const results = await this.run(ctx, chosen.route, chosen.version, inputs);
+      const results = await this.run(ctx, chosen, inputs);
       return { model: chosen.version.model, version: chosen.version.version, results };
     });
   }
@@ -92,7 +95,7 @@ export class PredictService {
     tenant: Tenant,
     task: string,
     method: Method,
-    body: (chosen: { route: Route; version: ServableVersion }) => Promise<T>,
+    body: (chosen: SelectedVersion) => Promise<T>,
   ): Promise<T & { latencyMs: number }> {
     let model = '';
     let version = '';
@@ -120,13 +123,16 @@ export class PredictService {
     }
   }
 
-  /** Cache lookups first; only the misses are tokenized and sent in one inference call. */
+  /**
+   * Cache lookups first; only the misses are tokenized and sent in one inference call. A
+   * sampled shadow copy goes out after the answer is ready.
+   */
   private async run(
     ctx: CallContext,
-    route: Route,
-    version: ServableVersion,
+    chosen: SelectedVersion,
     inputs: TextInput[],
   ): Promise<Prediction[]> {
+    const { route, version } = chosen;
     checkInputs(version, inputs);
     const cache = this.caches.forRoute(route);
     const out: (Prediction | undefined)[] = inputs.map((input) => {
@@ -149,7 +155,9 @@ export class PredictService {
       });
     }
     this.metrics.predicted(version.model, version.version, inputs.length);
-    return out as Prediction[];
+    const answers = out as Prediction[];
+    if (chosen.shadow) this.shadows.mirror(ctx, chosen.shadow, inputs, answers);
+    return answers;
   }
 
   private async infer(
@@ -163,6 +171,7 @@ export class PredictService {
     const output = await this.inference.infer(version, batch, {
       requestId: ctx.requestId,
       traceparent: ctx.traceparent,
+      priority: 1,
     });
     t = this.lap('infer', version, t);
     const predictions = version.postprocess(output, batch);

@@ -6,6 +6,8 @@ import type { ServableVersion } from './servable-version';
 export interface SelectedVersion {
   route: Route;
   version: ServableVersion;
+  /** The route's shadow version when this request is sampled for it and it is routable. */
+  shadow?: ServableVersion;
 }
 
 /**
@@ -30,7 +32,12 @@ export class RouteSelector {
     // The picker only returns versions the catalog holds, so this lookup cannot miss.
     const version = this.catalog.servable(picked.model, picked.version);
     if (!version) throw new Error(`catalog lost ${picked.model} v${picked.version}`);
-    return { route, version };
+    const shadowPick = this.picker.pickShadow(route, {
+      ...(stickyKey === undefined ? {} : { stickyKey }),
+      unroutableReason: (model, v) => this.unroutableReason(model, v),
+    });
+    const shadow = shadowPick && this.catalog.servable(shadowPick.model, shadowPick.version);
+    return shadow && shadow !== version ? { route, version, shadow } : { route, version };
   }
 
   unroutableReason(model: string, version: number): string | undefined {

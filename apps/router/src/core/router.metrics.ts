@@ -25,6 +25,8 @@ export class RouterMetrics {
   private readonly stages: Histogram<'stage' | 'model' | 'version'>;
   private readonly items: Counter<'model' | 'version'>;
   private readonly cache: Counter<'model' | 'version' | 'result'>;
+  private readonly shadowRequests: Counter<'model' | 'version' | 'outcome'>;
+  private readonly shadowAgree: Counter<'model' | 'version' | 'agree'>;
 
   constructor(registry: Registry) {
     const labelNames = [
@@ -68,6 +70,18 @@ export class RouterMetrics {
       labelNames: ['model', 'version', 'result'],
       registers: [registry],
     });
+    this.shadowRequests = new Counter({
+      name: 'mesh_router_shadow_requests_total',
+      help: 'Requests mirrored to a shadow version, by outcome (ok, error code, DROPPED, SKIPPED)',
+      labelNames: ['model', 'version', 'outcome'],
+      registers: [registry],
+    });
+    this.shadowAgree = new Counter({
+      name: 'mesh_router_shadow_agreement_total',
+      help: 'Mirrored items whose shadow label equals the primary label (agree=true) or not',
+      labelNames: ['model', 'version', 'agree'],
+      registers: [registry],
+    });
   }
 
   request(labels: RequestLabels, seconds: number): void {
@@ -81,6 +95,14 @@ export class RouterMetrics {
 
   predicted(model: string, version: number, count: number): void {
     this.items.inc({ model, version: String(version) }, count);
+  }
+
+  shadow(model: string, version: number, outcome: string): void {
+    this.shadowRequests.inc({ model, version: String(version), outcome });
+  }
+
+  shadowAgreement(model: string, version: number, agree: boolean): void {
+    this.shadowAgree.inc({ model, version: String(version), agree: String(agree) });
   }
 
   cacheLookup(model: string, version: number, hit: boolean): void {

@@ -1,0 +1,76 @@
+import type { Prediction, TextInput } from '@mesh/preprocessing';
+import type { InferenceGateway } from './inference.gateway';
+import type { CallContext } from './predict.commands';
+import type { RouterMetrics } from './router.metrics';
+import type { ServableVersion } from './servable-version';
+
+/**
+ * Mirrors sampled requests to a route's shadow version after the caller has its answer:
+ * never on the caller's latency, at Triton priority 2 so online traffic always goes first,
+ * and only ever observed through metrics (outcome and label agreement with the primary).
+ */
+export class ShadowMirror {
+  private inFlight = 0;
+
+  constructor(
+    private readonly inference: InferenceGateway,
+    private readonly metrics: RouterMetrics,
+    /** Shadow copies allowed at once; beyond it they are dropped (counted), never queued. */
+    private readonly maxInFlight = 64,
+  ) {}
+
+  mirror(
+    ctx: CallContext,
+    shadow: ServableVersion,
+    inputs: TextInput[],
+    primary: Prediction[],
+  ): void {
+    if (this.inFlight >= this.maxInFlight) {
+      this.metrics.shadow(shadow.model, shadow.version, 'DROPPED');
+      return;
+    }
+    this.inFlight++;
+    void this.run(ctx, shadow, inputs, primary).finally(() => this.inFlight--);
+  }
+
+  /** Resolves once no shadow copy is running (tests, shutdown). */
+  idle(): boolean {
+    return this.inFlight === 0;
+  }
+
+  private async run(
+    ctx: CallContext,
+    shadow: ServableVersion,
+    inputs: TextInput[],
+    primary: Prediction[],
+  ): Promise<void> {
+    try {
+      if (
+        inputs.some(
+          (i) =>
+            i.text.length > shadow.hardMaxChars || (i.textPair?.length ?? 0) > shadow.hardMaxChars,
+        )
+      ) {
+        this.metrics.shadow(shadow.model, shadow.version, 'SKIPPED');
+        return;
+      }
+      const batch = shadow.encode(inputs);
+      const out = await this.inference.infer(shadow, batch, {
+        requestId: ctx.requestId,
+        traceparent: ctx.traceparent,
+        priority: 2,
+      });
+      const answers = shadow.postprocess(out, batch);
+      this.metrics.shadow(shadow.model, shadow.version, 'ok');
+      answers.forEach((a, i) => {
+        const p = primary[i];
+        if (a.kind === 'classification' && p?.kind === 'classification') {
+          this.metrics.shadowAgreement(shadow.model, shadow.version, a.label === p.label);
+        }
+      });
+    } catch (err: unknown) {
+      const code = (err as { code?: unknown } | null)?.code;
+      this.metrics.shadow(shadow.model, shadow.version, typeof code === 'string' ? code : 'ERROR');
+    }
+  }
+}

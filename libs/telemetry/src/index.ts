@@ -10,6 +10,7 @@ export {
   type ReadinessReport,
   type ReadinessResult,
 } from './readiness';
+export { RedisHealthModule } from './redis-health.module';
 export { RedisPingCheck, type Pingable } from './redis-ping.check';
 export { announceListening, httpUrlOf, runMain } from './run-app';
 export { METRICS_REGISTRY, READINESS_CHECKS } from './telemetry.tokens';

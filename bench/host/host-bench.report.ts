@@ -81,7 +81,7 @@ export function writeReport(outDir: string, r: HostBenchResult): void {
     '',
     '## Points',
     '',
-    'Raw ORT at concurrency C runs batches of C rows back to back in-process (latency = batch time). Host arms: C closed loops of one-row requests over one gRPC channel.',
+    'Raw ORT at concurrency C runs batches of up to C rows back to back in-process (latency = batch time); its "load generator CPU" is the bench process running ORT itself. Host arms: C closed loops of one-row requests over one gRPC channel from the bench process. "unstable" = 3 windows never agreed within 10 % (a shared, busy machine).',
     '',
     '| arm | concurrency | req/s | p50 ms | p90 ms | p99 ms | errors | stable | CPU-s per 1k requests | load generator CPU |',
     '|---|---|---|---|---|---|---|---|---|---|',

@@ -7,7 +7,7 @@ import {
   InvalidInferenceError,
 } from '../core/model-host.errors';
 import type { ModelVersionRuntime } from '../core/model-version.runtime';
-import type { ModelFilesRepository } from './model-files.repository';
+import type { ModelFiles, ModelFilesRepository } from './model-files.repository';
 import {
   loadModelVersion,
   ModelLoadError,
@@ -192,16 +192,37 @@ export class ModelManagerService {
     };
     this.models.set(name, entry);
     if (entry.serving.size === 0) entry.state = 'LOADING';
-    let files;
+    const files = await this.readFiles(name, entry);
+    const { fresh, failed } = await this.buildVersions(files);
+    this.swapIn(entry, files, fresh, failed);
+    if (failed.size > 0) {
+      const detail = [...failed].map(([v, r]) => `version ${v}: ${r}`).join('; ');
+      this.logger.warn(
+        { model: name, failed: Object.fromEntries(failed) },
+        `model '${name}' failed to load some versions`,
+      );
+      throw new ModelLoadError(`failed to load '${name}': ${detail}`);
+    }
+    this.logger.info({ model: name, versions: [...fresh.keys()] }, `model '${name}' ready`);
+  }
+
+  /** config.pbtxt, platform and selected versions; a failure here touches no version. */
+  private async readFiles(name: string, entry: ModelEntry): Promise<ModelFiles> {
     try {
-      files = await this.repo.read(name);
+      const files = await this.repo.read(name);
       checkPlatform(files.config);
       if (files.versions.length === 0)
         throw new ModelLoadError('no version directory matches the version_policy');
+      return files;
     } catch (err: unknown) {
       this.failModel(entry, errorText(err));
       throw new ModelLoadError(`failed to load '${name}': ${errorText(err)}`);
     }
+  }
+
+  private async buildVersions(
+    files: ModelFiles,
+  ): Promise<{ fresh: Map<string, ModelVersionRuntime>; failed: Map<string, string> }> {
     const built = await Promise.allSettled(
       files.versions.map((v) => loadModelVersion(this.repo, files, v, this.defaults, this.metrics)),
     );
@@ -212,7 +233,19 @@ export class ModelManagerService {
       if (r.status === 'fulfilled') fresh.set(v, r.value);
       else failed.set(v, errorText(r.reason));
     });
-    // A failed version keeps serving its previous build; versions no longer selected retire.
+    return { fresh, failed };
+  }
+
+  /**
+   * Serves the fresh builds. A failed version keeps serving its previous build; versions no
+   * longer selected retire (drain in the background). The config shown is the one that built.
+   */
+  private swapIn(
+    entry: ModelEntry,
+    files: ModelFiles,
+    fresh: Map<string, ModelVersionRuntime>,
+    failed: Map<string, string>,
+  ): void {
     const retired = [...entry.serving.entries()].filter(([v]) => fresh.has(v) || !failed.has(v));
     for (const [v, rt] of retired) {
       entry.serving.delete(v);
@@ -220,18 +253,9 @@ export class ModelManagerService {
     }
     for (const [v, rt] of fresh) entry.serving.set(v, rt);
     entry.unavailable = failed;
-    entry.config = files.config;
+    if (fresh.size > 0 || !entry.config) entry.config = files.config;
     entry.state = entry.serving.size > 0 ? 'READY' : 'UNAVAILABLE';
     entry.reason = entry.serving.size > 0 ? '' : [...failed.values()].join('; ');
-    if (failed.size > 0) {
-      const detail = [...failed].map(([v, r]) => `version ${v}: ${r}`).join('; ');
-      this.logger.warn(
-        { model: name, failed: Object.fromEntries(failed) },
-        `model '${name}' failed to load some versions`,
-      );
-      throw new ModelLoadError(`failed to load '${name}': ${detail}`);
-    }
-    this.logger.info({ model: name, versions: [...fresh.keys()] }, `model '${name}' ready`);
   }
 
   private failModel(entry: ModelEntry, reason: string): void {

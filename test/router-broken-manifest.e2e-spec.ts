@@ -1,14 +1,15 @@
-/* eslint-disable @typescript-eslint/no-explicit-any -- wire JSON is untyped by nature */
+/* eslint-disable @typescript-eslint/no-explicit-any, @typescript-eslint/no-unsafe-return -- wire JSON is untyped by nature */
 import { createHash } from 'node:crypto';
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createRedisClient } from '@mesh/config';
-import { ROOT, uniquePrefix } from './support/app-process';
+import { ROOT, startApp, uniquePrefix } from './support/app-process';
 import {
   ADMIN_KEY,
   call,
   grpcCall,
+  hostPort,
   metricSum,
   predictorClient,
   startMesh,
@@ -148,6 +149,40 @@ describe('a version whose manifest does not match', () => {
     const r = await call(mesh.http, 'GET', '/v1/admin/routes', { key: ADMIN_KEY });
     const route = (r.body.routes as any[]).find((x) => x.task === 'bad-tokenizer');
     expect(route.unroutable['2']).toContain('TOKENIZER_SHA_MISMATCH');
+  });
+});
+
+describe('routing table persistence', () => {
+  it('keeps admin edits across a router restart (mesh.yaml seeds only an absent table)', async () => {
+    const second = await startApp(
+      'router',
+      {
+        ROUTER_HTTP_PORT: '0',
+        ROUTER_GRPC_PORT: '0',
+        REDIS_KEY_PREFIX: prefix,
+        MODEL_REPOSITORY: repo,
+        KSERVE_ENDPOINTS: hostPort(mesh.host.urls.grpc!),
+        ADMIN_API_KEY: ADMIN_KEY,
+      },
+      { listeners: ['http', 'grpc'] },
+    );
+    try {
+      const tasks = await call(second.urls.http!, 'GET', '/v1/tasks', { key: KEY });
+      expect(tasks.status).toBe(200);
+      expect((tasks.body.tasks as any[]).map((t) => t.task)).toContain('bad-tokenizer');
+    } finally {
+      await second.stop('SIGKILL');
+    }
+  });
+
+  it('replaces the table with mesh.yaml on an explicit reseed, audited', async () => {
+    const before = await call(mesh.http, 'GET', '/v1/admin/table', { key: ADMIN_KEY });
+    const r = await call(mesh.http, 'POST', '/v1/admin/reseed', { key: ADMIN_KEY });
+    expect(r.status).toBe(200);
+    expect(r.body.epoch).toBeGreaterThan(before.body.epoch);
+    expect((await call(mesh.http, 'GET', '/v1/tasks', { key: KEY })).status).toBe(401);
+    const audit = await call(mesh.http, 'GET', '/v1/admin/audit?limit=1', { key: ADMIN_KEY });
+    expect(audit.body.entries[0]).toMatchObject({ action: 'reseed', who: 'admin-api' });
   });
 });
 

@@ -25,9 +25,24 @@ export interface BenchReport {
   points: BenchPoint[];
   durationSeconds: number;
   headline?: Headline;
+  /** Hand-written reading of the run (kept when re-rendering). */
+  analysis?: string;
+}
+
+/** CPU-seconds per 1,000 requests: the honest efficiency figure on a shared 2-core box. */
+export interface CpuHeadline {
+  /** raw ORT CPU/1k ÷ (router + host) CPU/1k at c=64; 1 = as efficient as the ceiling. */
+  meshCpuEfficiency: number;
+  /** router process share of (router + host) CPU at c=64. */
+  routerCpuShare: number;
+  /** router process CPU per request, ms, at c=64. */
+  routerCpuMsPerRequest: number;
+  /** naive peer CPU/1k ÷ (router + host) CPU/1k at c=32. */
+  vsNaivePeerCpu: number;
 }
 
 export interface Headline {
+  cpu: CpuHeadline;
   meshEfficiency: { value: number; goal: string; router: number; rawOrt: number; mix: TextMix };
   routerTaxMs: { value: number; goal: string; routerP50: number; rawOrtP50: number; mix: TextMix };
   vsNaivePeer: {
@@ -67,7 +82,18 @@ export function headline(points: readonly BenchPoint[]): Headline {
   const o1 = find(points, 'raw-ort', mix, 1);
   const r32 = find(points, 'router', mix, 32);
   const p32 = find(points, 'naive-peer', mix, 32);
+  const cpu = (p: BenchPoint | undefined, ...names: string[]) =>
+    names.reduce((sum, n) => sum + (p?.cpuPer1k[n] ?? NaN), 0);
+  const r64 = find(points, 'router', mix, 64);
+  const o64 = find(points, 'raw-ort', mix, 64);
+  const mesh64 = cpu(r64, 'router', 'host');
   return {
+    cpu: {
+      meshCpuEfficiency: r2(cpu(o64, 'generator') / mesh64),
+      routerCpuShare: r2(cpu(r64, 'router') / mesh64),
+      routerCpuMsPerRequest: r2(cpu(r64, 'router')),
+      vsNaivePeerCpu: r2(cpu(p32, 'peer') / cpu(r32, 'router', 'host')),
+    },
     meshEfficiency: { value: r2(router / (rawOrt || 1)), goal: '≥ 0.85', router, rawOrt, mix },
     routerTaxMs: {
       value: r2((r1?.p50 ?? NaN) - (o1?.p50 ?? NaN)),
@@ -103,6 +129,11 @@ export function renderMarkdown(report: BenchReport): string {
     `| mesh efficiency (router ÷ raw ORT, best concurrency, ${h.meshEfficiency.mix}) | ${h.meshEfficiency.value} | ${h.meshEfficiency.goal} | ${h.meshEfficiency.router} vs ${h.meshEfficiency.rawOrt} items/s |`,
     `| router tax (router p50 − raw ORT p50, c=1, ${h.routerTaxMs.mix}) | ${h.routerTaxMs.value} ms | ${h.routerTaxMs.goal} | ${h.routerTaxMs.routerP50} vs ${h.routerTaxMs.rawOrtP50} ms |`,
     `| vs naive peer (throughput, c=32, mixed) | ${h.vsNaivePeer.value} | ${h.vsNaivePeer.goal} | ${h.vsNaivePeer.router} vs ${h.vsNaivePeer.peer} req/s; p99 ${h.vsNaivePeer.routerP99} vs ${h.vsNaivePeer.peerP99} ms |`,
+    '',
+    `CPU-seconds per 1,000 requests (${h.meshEfficiency.mix}): raw ORT ÷ (router + host) at c=64 = ${h.cpu.meshCpuEfficiency}; ` +
+      `router process = ${h.cpu.routerCpuMsPerRequest} ms CPU per request (${Math.round(h.cpu.routerCpuShare * 100)} % of router + host); ` +
+      `naive peer ÷ (router + host) at c=32 = ${h.cpu.vsNaivePeerCpu} (> 1: the mesh uses less CPU per request).`,
+    ...(report.analysis ? ['', '## Analysis', '', report.analysis] : []),
     '',
     '## Corpus (token-length histogram)',
     '',

@@ -64,8 +64,21 @@ function machine(): BenchReport['machine'] {
   };
 }
 
+/** `--render <router.json>`: recompute the headline and rewrite the Markdown beside it. */
+function rerender(file: string): void {
+  const report = JSON.parse(readFileSync(file, 'utf8')) as BenchReport;
+  report.headline = headline(report.points);
+  writeFileSync(file, `${JSON.stringify(report, null, 2)}\n`);
+  writeFileSync(file.replace(/\.json$/, '.md'), renderMarkdown(report));
+  log(`re-rendered ${file}`);
+}
+
 async function main(): Promise<void> {
-  const args = parseArgs(process.argv.slice(2));
+  const argv = process.argv.slice(2);
+  const render = argv.indexOf('--render');
+  if (render >= 0)
+    return rerender(argv[render + 1] ?? join(ROOT, 'docs', 'benchmarks', 'router.json'));
+  const args = parseArgs(argv);
   const started = Date.now();
   const model = await loadBenchModel(args.models, MODEL, VERSION);
   const corpora = Object.fromEntries(args.mixes.map((m) => [m, buildCorpus(m, 2000)])) as Record<

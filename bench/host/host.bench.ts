@@ -155,6 +155,7 @@ async function main(): Promise<void> {
       rawBest: { concurrency: rawBest.concurrency, throughput: rawBest.throughput },
       hostBest: { concurrency: hostBest.concurrency, throughput: hostBest.throughput },
       hostEfficiency: hostBest.throughput / rawBest.throughput,
+      hostNoBatchingEfficiency: best('host-no-batching').throughput / rawBest.throughput,
       batchingGainC32: at32('host-batching') / at32('host-no-batching'),
     },
   };

@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { createRedisClient } from '@mesh/config';
 import { ROOT, startApp, uniquePrefix } from './support/app-process';
 import {
+  ACME_KEY,
   ADMIN_KEY,
   call,
   grpcCall,
@@ -187,8 +188,20 @@ describe('routing table persistence', () => {
 });
 
 describe('shutdown', () => {
-  it('stops cleanly with exit code 0 on SIGTERM', async () => {
-    await expect(mesh.router.stop('SIGTERM')).resolves.toBe(0);
+  it('finishes in-flight requests, then stops with exit code 0 on SIGTERM', async () => {
+    const inFlight = call(mesh.http, 'POST', '/v1/predict:batch', {
+      key: ACME_KEY,
+      body: { task: 'intent', texts: Array.from({ length: 200 }, (_, i) => `请求${i}`) },
+    });
+    await new Promise((r) => setTimeout(r, 20));
+    const stopped = mesh.router.stop('SIGTERM');
+    const answer = await inFlight;
+    expect(answer.body).toMatchObject({ model: 'intent-zh' });
+    expect(answer.status).toBe(200);
+    expect(answer.body.results).toHaveLength(200);
+    const code = await stopped;
+    // The log tail explains a non-zero exit in the failure message.
+    if (code !== 0) throw new Error(`exit ${code}:\n${mesh.router.logs.slice(-4).join('\n')}`);
     expect(mesh.router.logs.some((l) => l.includes('"event":"stopped"'))).toBe(true);
   });
 });

@@ -37,7 +37,7 @@ void runMain('router', async () => {
   const address = app.getHttpServer().address() as import('node:net').AddressInfo;
   announceListening(logger, 'http', `http://${config.HOST}:${address.port}`);
   announceListening(logger, 'grpc', `${config.HOST}:${grpc.boundPort()}`);
-  return { app, logger };
+  return { app: { close: () => closeDraining(app) }, logger };
 });
 
 function configureHttp(app: NestFastifyApplication, logger: Logger): void {
@@ -56,6 +56,22 @@ function configureHttp(app: NestFastifyApplication, logger: Logger): void {
     .addBearerAuth()
     .build();
   SwaggerModule.setup('docs', app, () => SwaggerModule.createDocument(app, doc));
+}
+
+/**
+ * Stops taking work and lets in-flight requests finish. A keep-alive connection whose request
+ * was still running when the close began only goes idle afterwards, and Node would keep it
+ * open until its keep-alive timeout; closing idle connections until the server is down lets
+ * the process exit as soon as the last answer is sent.
+ */
+async function closeDraining(app: NestFastifyApplication): Promise<void> {
+  const server = app.getHttpServer();
+  const timer = setInterval(() => server.closeIdleConnections(), 50);
+  try {
+    await app.close();
+  } finally {
+    clearInterval(timer);
+  }
 }
 
 function grpcServer(config: RouterConfig): MeshGrpcServer {

@@ -43,6 +43,7 @@ function fakeVersion(kind: 'classification' | 'embedding' = 'classification'): S
     kind,
     maxLength: 128,
     hardMaxChars: 10,
+    maxBatchSize: 2,
     output: 'logits',
     modelSha256: 'x',
     encode: (items: readonly TextInput[]) =>
@@ -108,7 +109,7 @@ function setup(route: Partial<Route> = {}, version = fakeVersion(), shadow?: Ser
 }
 
 describe('PredictService', () => {
-  it('answers a batch in input order with one inference call', async () => {
+  it('answers a batch in input order, in calls of at most max_batch_size rows', async () => {
     const { service, sent } = setup();
     const r = await service.predictBatch(ctx, tenant, { task: 't', texts: ['aaa', 'a', 'aa'] });
     expect(r.results.map((p) => (p.kind === 'classification' ? p.label : ''))).toEqual([
@@ -116,7 +117,7 @@ describe('PredictService', () => {
       'len1',
       'len2',
     ]);
-    expect(sent).toEqual([['aaa', 'a', 'aa']]);
+    expect(sent).toEqual([['aaa', 'a'], ['aa']]);
     expect(r).toMatchObject({ model: 'm', version: 1 });
   });
 
@@ -125,6 +126,7 @@ describe('PredictService', () => {
     await service.predict(ctx, tenant, { task: 't', text: 'aa' });
     const r = await service.predictBatch(ctx, tenant, { task: 't', texts: ['b', 'aa', 'ccc'] });
     expect(sent).toEqual([['aa'], ['b', 'ccc']]);
+    expect(r.results).toHaveLength(3);
     expect(r.results.map((p) => (p.kind === 'classification' ? p.label : ''))).toEqual([
       'len1',
       'len2',

@@ -160,7 +160,23 @@ export class PredictService {
     return answers;
   }
 
+  /**
+   * One inference call per chunk of at most the model's max_batch_size rows (each chunk padded
+   * on its own), sent concurrently so the backend's batcher can interleave them; answers in order.
+   */
   private async infer(
+    ctx: CallContext,
+    version: ServableVersion,
+    inputs: TextInput[],
+  ): Promise<Prediction[]> {
+    const rows = version.maxBatchSize > 0 ? version.maxBatchSize : 1;
+    const chunks: TextInput[][] = [];
+    for (let i = 0; i < inputs.length; i += rows) chunks.push(inputs.slice(i, i + rows));
+    const answers = await Promise.all(chunks.map((chunk) => this.inferChunk(ctx, version, chunk)));
+    return answers.flat();
+  }
+
+  private async inferChunk(
     ctx: CallContext,
     version: ServableVersion,
     inputs: TextInput[],

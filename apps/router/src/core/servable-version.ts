@@ -27,6 +27,8 @@ export class ServableVersion {
     private readonly pre: ModelVersionPreprocessor,
     /** sha256 of the model.onnx the manifest names (checked against each backend's config). */
     readonly modelSha256: string,
+    /** config.pbtxt `max_batch_size`: the most rows one inference call may carry (0 = no batching). */
+    readonly maxBatchSize: number,
   ) {
     this.model = pre.model;
     this.version = Number(pre.version);

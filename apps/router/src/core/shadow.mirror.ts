@@ -54,13 +54,18 @@ export class ShadowMirror {
         this.metrics.shadow(shadow.model, shadow.version, 'SKIPPED');
         return;
       }
-      const batch = shadow.encode(inputs);
-      const out = await this.inference.infer(shadow, batch, {
-        requestId: ctx.requestId,
-        traceparent: ctx.traceparent,
-        priority: 2,
-      });
-      const answers = shadow.postprocess(out, batch);
+      const rows = shadow.maxBatchSize > 0 ? shadow.maxBatchSize : 1;
+      const answers: Prediction[] = [];
+      // Sequential chunks: a shadow copy should add as little concurrent load as possible.
+      for (let i = 0; i < inputs.length; i += rows) {
+        const batch = shadow.encode(inputs.slice(i, i + rows));
+        const out = await this.inference.infer(shadow, batch, {
+          requestId: ctx.requestId,
+          traceparent: ctx.traceparent,
+          priority: 2,
+        });
+        answers.push(...shadow.postprocess(out, batch));
+      }
       this.metrics.shadow(shadow.model, shadow.version, 'ok');
       answers.forEach((a, i) => {
         const p = primary[i];

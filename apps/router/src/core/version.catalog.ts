@@ -109,7 +109,7 @@ async function loadVersion(
     config: entry.config,
     ...(labels ? { labels } : {}),
   });
-  return new ServableVersion(pre, manifest.model.sha256.toLowerCase());
+  return new ServableVersion(pre, manifest.model.sha256.toLowerCase(), entry.config.maxBatchSize);
 }
 
 function key(model: string, version: number): string {

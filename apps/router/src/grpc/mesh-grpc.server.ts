@@ -33,6 +33,25 @@ export class MeshGrpcServer extends ServerGrpc {
     return server;
   }
 
+  /**
+   * Stops taking calls and lets in-flight ones finish, but never longer than `drainMs` (kept
+   * below runMain's shutdown deadline); stragglers are then cancelled.
+   */
+  override async close(drainMs = 5000): Promise<void> {
+    const server = this.grpcClient as Server | undefined;
+    if (!server) return;
+    await new Promise<void>((resolve) => {
+      const timer = setTimeout(() => {
+        server.forceShutdown();
+        resolve();
+      }, drainMs);
+      server.tryShutdown(() => {
+        clearTimeout(timer);
+        resolve();
+      });
+    });
+  }
+
   /** The bound port once listening (0 before). */
   boundPort(): number {
     return this.port;

@@ -112,6 +112,26 @@ describe('predict on every demo model version', () => {
   });
 });
 
+describe('batch bound', () => {
+  it('answers a full 256-text batch in order (split at the model max_batch_size of 64)', async () => {
+    const texts = Array.from({ length: 256 }, (_, i) => (i % 2 === 0 ? `好${i}` : `great ${i}`));
+    const r = await call(mesh.http, 'POST', '/v1/predict:batch', {
+      key: ALL_KEY,
+      body: { task: 'pin-sentiment-en-v1', texts },
+    });
+    expect(r.status).toBe(200);
+    expect(r.body.results).toHaveLength(256);
+    for (const i of [0, 63, 64, 200, 255]) {
+      const single = await call(mesh.http, 'POST', '/v1/predict', {
+        key: ALL_KEY,
+        body: { task: 'pin-sentiment-en-v1', text: texts[i] },
+      });
+      expect(r.body.results[i].label).toBe(single.body.label);
+      expect(r.body.results[i].score).toBeCloseTo(single.body.score, 4);
+    }
+  });
+});
+
 describe('routing', () => {
   it('splits traffic by weight within ±5 percentage points over 2,000 requests', async () => {
     const set = await admin('PUT', '/routes', {

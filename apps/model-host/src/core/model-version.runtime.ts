@@ -14,6 +14,7 @@ import type { ModelVersionSpec } from './model-spec';
 /** The execution side a runtime needs: free instances and a way to run one batch. */
 export interface BatchExecutor {
   readonly idleCount: number;
+  onCapacity?: () => void;
   run(
     feeds: { name: string; type: string; dims: number[]; buffer: ArrayBuffer }[],
     outputs: string[],
@@ -57,6 +58,7 @@ export class ModelVersionRuntime {
       () => executor.idleCount,
       (batch) => this.runBatch(batch),
     );
+    executor.onCapacity = () => this.batcher.schedule();
     // Output axes (after the batch axis) declared variable may carry a padded input length.
     for (const o of spec.outputs) {
       const offset = spec.maxBatchSize > 0 ? 1 : 0;

@@ -75,6 +75,37 @@ describe('SessionPoolClient (real ORT in worker threads)', () => {
     }
   });
 
+  it('replaces a worker that dies while serving, failing only its in-flight batch', async () => {
+    const pool = await SessionPoolClient.start(1, { ...options, modelPath: MODEL });
+    let capacity = 0;
+    pool.onCapacity = () => capacity++;
+    const feeds = () =>
+      ['input_ids', 'attention_mask', 'token_type_ids'].map((name) => ({
+        name,
+        type: 'int64',
+        dims: [1, 2],
+        buffer: int64([1, 1]),
+      }));
+    try {
+      const inFlight = pool.run(feeds(), ['logits']);
+      const worker = (
+        pool as unknown as { instances: { worker: { terminate(): Promise<number> } }[] }
+      ).instances[0]!.worker;
+      await worker.terminate();
+      await expect(inFlight).rejects.toThrow('session worker exited');
+      const deadline = Date.now() + 30_000;
+      while (capacity === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+      expect(capacity).toBe(1);
+      expect(pool.size).toBe(1);
+      expect(pool.idleCount).toBe(1);
+      await expect(pool.run(feeds(), ['logits'])).resolves.toMatchObject({
+        outputs: [{ dims: [1, 3] }],
+      });
+    } finally {
+      await pool.close();
+    }
+  });
+
   it('fails to start with the ORT reason when the model file is not an ONNX model', async () => {
     await expect(
       SessionPoolClient.start(1, { ...options, modelPath: __filename }),

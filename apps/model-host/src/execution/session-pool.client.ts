@@ -24,6 +24,7 @@ interface Pending {
 interface Instance {
   worker: Worker;
   busy: boolean;
+  ready: boolean;
   pending: Map<number, Pending>;
 }
 
@@ -48,14 +49,16 @@ export class SessionPoolClient {
   private closed = false;
   inputs: ValueInfo[] = [];
   outputs: ValueInfo[] = [];
+  /** Called when a replacement instance is ready, so queued work can use it. */
+  onCapacity: () => void = () => undefined;
 
-  private constructor() {}
+  private constructor(private readonly options: SessionOptionsData) {}
 
   /** Starts `count` workers and resolves once every session is created. */
   static async start(count: number, options: SessionOptionsData): Promise<SessionPoolClient> {
-    const pool = new SessionPoolClient();
+    const pool = new SessionPoolClient(options);
     try {
-      await Promise.all(Array.from({ length: count }, () => pool.spawn(options)));
+      await Promise.all(Array.from({ length: count }, () => pool.spawn()));
     } catch (err: unknown) {
       await pool.close();
       throw err;
@@ -95,10 +98,10 @@ export class SessionPoolClient {
     await Promise.all(this.instances.map((i) => i.worker.terminate()));
   }
 
-  private spawn(options: SessionOptionsData): Promise<void> {
+  private spawn(): Promise<void> {
     const entry = workerEntry();
-    const worker = new Worker(entry.file, { workerData: options, execArgv: entry.execArgv });
-    const inst: Instance = { worker, busy: false, pending: new Map() };
+    const worker = new Worker(entry.file, { workerData: this.options, execArgv: entry.execArgv });
+    const inst: Instance = { worker, busy: false, ready: false, pending: new Map() };
     this.instances.push(inst);
     return new Promise<void>((resolve, reject) => {
       worker.on('message', (reply: WorkerReply) => {
@@ -106,6 +109,7 @@ export class SessionPoolClient {
           case 'ready':
             this.inputs = reply.inputs;
             this.outputs = reply.outputs;
+            inst.ready = true;
             resolve();
             return;
           case 'init-failed':
@@ -122,10 +126,22 @@ export class SessionPoolClient {
         this.failAll(inst, err);
       });
       worker.on('exit', (code) => {
-        reject(new Error(`session worker exited with code ${code}`));
-        this.failAll(inst, new Error(`session worker exited with code ${code}`));
+        const err = new Error(`session worker exited with code ${code}`);
+        reject(err);
+        this.failAll(inst, err);
+        if (inst.ready && !this.closed) this.replace(inst);
       });
     });
+  }
+
+  /** A worker that died while serving is replaced by a new session on the same model. */
+  private replace(dead: Instance): void {
+    this.instances.splice(this.instances.indexOf(dead), 1);
+    this.spawn().then(
+      () => this.onCapacity(),
+      // The model file vanished or broke: the pool runs on with fewer instances.
+      () => undefined,
+    );
   }
 
   private settle(inst: Instance, reply: Extract<WorkerReply, { id: number }>): void {

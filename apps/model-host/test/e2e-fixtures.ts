@@ -1,5 +1,5 @@
 /**
- * Helpers for the model host's end-to-end suites (test/model-host*.e2e-spec.ts): throwaway
+ * Support code for the model host's end-to-end suites (test/model-host*.e2e-spec.ts): throwaway
  * model repositories built from the generated tiny models, and a raw grpc-js client loaded
  * straight from proto/ — no mesh code between the test and the wire.
  */

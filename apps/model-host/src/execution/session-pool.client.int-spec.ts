@@ -87,11 +87,15 @@ describe('SessionPoolClient (real ORT in worker threads)', () => {
         buffer: int64([1, 1]),
       }));
     try {
-      const inFlight = pool.run(feeds(), ['logits']);
       const worker = (
         pool as unknown as { instances: { worker: { terminate(): Promise<number> } }[] }
       ).instances[0]!.worker;
-      await worker.terminate();
+      // Kill the thread first, then hand it a batch it will never run. Killing it while ORT is
+      // inside session.run() would abort the whole process from native code, which is why the
+      // host drains runs before it terminates workers.
+      const dying = worker.terminate();
+      const inFlight = pool.run(feeds(), ['logits']);
+      await dying;
       await expect(inFlight).rejects.toThrow('session worker exited');
       const deadline = Date.now() + 30_000;
       while (capacity === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));

@@ -1,14 +1,4 @@
-export {
-  DATA_TYPES,
-  KSERVE_DATATYPES,
-  bytesPerElement,
-  dataTypeFromNumber,
-  dataTypeToKserve,
-  kserveToDataType,
-  type DataType,
-  type KserveDatatype,
-  type TensorDataType,
-} from './data-type';
+export { DATA_TYPES, dataTypeFromNumber, type DataType, type TensorDataType } from './data-type';
 export { ModelConfigParseError } from './model-config.errors';
 export {
   parseModelConfig,

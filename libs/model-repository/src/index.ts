@@ -1,4 +1,5 @@
 export { DATA_TYPES, dataTypeFromNumber, type DataType, type TensorDataType } from './data-type';
+export { setModelConfigParameter } from './model-config.editor';
 export { ModelConfigParseError } from './model-config.errors';
 export {
   parseModelConfig,
@@ -10,6 +11,21 @@ export {
   type ProtoJson,
   type ProtoJsonValue,
 } from './model-config.proto-json';
+export { parameterBlock, pbtxtString, writeModelConfig } from './model-config.writer';
+export { ModelImportError, type ModelImportErrorCode } from './model-import.errors';
+export {
+  ATTENTION_MASK,
+  checkAgainstExisting,
+  formatSignatureShape,
+  INPUT_IDS,
+  planModelImport,
+  TOKEN_TYPE_IDS,
+  type ImportKind,
+  type ImportOptions,
+  type ImportPlan,
+  type OnnxSignature,
+  type TensorSignature,
+} from './model-import.plan';
 export {
   INPUT_FORMATS,
   INSTANCE_GROUP_KINDS,
@@ -53,5 +69,6 @@ export {
   type PostprocessSpec,
   type PreprocessManifest,
 } from './preprocess-manifest.schema';
+export { writePreprocessManifest } from './preprocess-manifest.writer';
 export { sha256File } from './sha256-file';
 export { DEFAULT_VERSION_POLICY, missingVersions, selectVersions } from './version-policy';

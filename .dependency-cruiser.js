@@ -31,6 +31,14 @@ module.exports = {
       to: { path: 'onnxruntime-node' },
     },
     {
+      name: 'inference-lib-framework-free',
+      comment:
+        'the router and the batch worker share @mesh/inference; it stays plain TypeScript so either can compose it',
+      severity: 'error',
+      from: { path: '^libs/inference/' },
+      to: { path: '@nestjs' },
+    },
+    {
       name: 'no-test-imports-in-src',
       severity: 'error',
       from: { path: '^(apps|libs)/', pathNot: '\\.(spec|int-spec)\\.ts$' },

@@ -1,5 +1,6 @@
 import 'reflect-metadata';
 import { join } from 'node:path';
+import { VersionCatalog } from '@mesh/inference';
 import { resolveProtoDir } from '@mesh/kserve';
 import { PreprocessingService } from '@mesh/preprocessing';
 import { announceListening, createHttpApp, createLogger, runMain } from '@mesh/telemetry';
@@ -7,7 +8,6 @@ import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { FastifyError, FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
-import { VersionCatalog } from './core/version.catalog';
 import { MeshGrpcServer } from './grpc/mesh-grpc.server';
 import { HttpErrorFilter } from './http/http-error.filter';
 import { installRequestIdHook } from './http/request-id.hook';

@@ -1,12 +1,11 @@
 import type { OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import type { KServeBackends, VersionCatalog } from '@mesh/inference';
 import {
   seedFromMeshConfig,
   type RoutingTableCache,
   type RoutingTableRepository,
 } from '@mesh/routing';
 import type { Logger } from 'pino';
-import type { KServeBackends } from './backend/kserve.backends';
-import type { VersionCatalog } from './core/version.catalog';
 import type { RouterConfig } from './router.config';
 
 /**

@@ -1,5 +1,6 @@
 import { type DynamicModule, Inject, Module, type OnApplicationShutdown } from '@nestjs/common';
 import { createRedisClient } from '@mesh/config';
+import { KServeBackends, VersionCatalog } from '@mesh/inference';
 import {
   AdminAuthenticator,
   InFlightLimiter,
@@ -22,7 +23,6 @@ import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import { AdminController } from './admin/admin.controller';
 import { AdminService } from './admin/admin.service';
-import { KServeBackends } from './backend/kserve.backends';
 import { AdmissionService } from './core/admission.service';
 import { CallerService } from './core/caller.service';
 import { PredictService } from './core/predict.service';
@@ -31,7 +31,6 @@ import { RouteSelector } from './core/route.selector';
 import { RouterMetrics } from './core/router.metrics';
 import { ShadowMirror } from './core/shadow.mirror';
 import { TasksService } from './core/tasks.service';
-import { VersionCatalog } from './core/version.catalog';
 import { GrpcErrorFilter } from './grpc/grpc-error.filter';
 import { PredictorGrpcController } from './grpc/predictor.grpc.controller';
 import { PredictController } from './http/predict.controller';
@@ -85,7 +84,16 @@ export class RouterModule implements OnApplicationShutdown {
         {
           provide: KServeBackends,
           inject: [METRICS_REGISTRY],
-          useFactory: () => new KServeBackends(config, logger),
+          useFactory: () =>
+            new KServeBackends(
+              {
+                endpoints: config.KSERVE_ENDPOINTS,
+                maxMessageBytes: config.GRPC_MAX_MESSAGE_BYTES,
+                inferDeadlineMs: config.ROUTER_INFER_TIMEOUT_MS,
+                discoveryIntervalMs: config.ROUTER_DISCOVERY_INTERVAL_MS,
+              },
+              logger,
+            ),
         },
         {
           provide: RouteSelector,

@@ -1,6 +1,6 @@
+import type { BackendDirectory } from '@mesh/inference';
 import type { RoutingTableCache } from '@mesh/routing';
 import type { ReadinessCheck, ReadinessResult } from '@mesh/telemetry';
-import type { BackendDirectory } from './core/backend.directory';
 
 /** Ready once a seeded routing table is in memory. */
 export class RoutesLoadedCheck implements ReadinessCheck {

@@ -7,16 +7,15 @@ import {
   type TenantRateLimiter,
 } from '@mesh/routing';
 import { Registry } from 'prom-client';
+import type { InferenceGateway, ServableVersion } from '@mesh/inference';
 import { BatchTooLargeError, UnsupportedForModelError } from '../errors/router.errors';
 import { AdmissionService } from './admission.service';
-import type { InferenceGateway } from './inference.gateway';
 import type { CallContext } from './predict.commands';
 import { PredictService } from './predict.service';
 import { ResponseCacheRegistry } from './response-cache.registry';
 import type { RouteSelector } from './route.selector';
 import { RouterMetrics } from './router.metrics';
 import { ShadowMirror } from './shadow.mirror';
-import type { ServableVersion } from './servable-version';
 
 const tenant: Tenant = {
   name: 'acme',

@@ -1,9 +1,9 @@
 import { performance } from 'node:perf_hooks';
 import { InputTooLargeError, type EncodedBatch, type TextInput } from '@mesh/preprocessing';
 import type { Tenant } from '@mesh/routing';
+import type { InferenceGateway, ServableVersion } from '@mesh/inference';
 import { BatchTooLargeError, UnsupportedForModelError } from '../errors/router.errors';
 import { AdmissionService } from './admission.service';
-import type { InferenceGateway } from './inference.gateway';
 import type {
   CallContext,
   PredictBatchCommand,
@@ -18,7 +18,6 @@ import { ResponseCacheRegistry } from './response-cache.registry';
 import type { SelectedVersion } from './route.selector';
 import type { RouteSelector } from './route.selector';
 import type { RouterMetrics } from './router.metrics';
-import type { ServableVersion } from './servable-version';
 import type { ShadowMirror } from './shadow.mirror';
 
 type Method = 'predict' | 'predict_batch' | 'tokenize';

@@ -1,7 +1,5 @@
+import type { BackendDirectory, ServableVersion, VersionCatalog } from '@mesh/inference';
 import type { Route, RoutingTableCache, Tenant, WeightedVersionPicker } from '@mesh/routing';
-import type { BackendDirectory } from './backend.directory';
-import type { VersionCatalog } from './version.catalog';
-import type { ServableVersion } from './servable-version';
 
 export interface SelectedVersion {
   route: Route;

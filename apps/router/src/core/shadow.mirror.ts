@@ -1,8 +1,7 @@
 import type { Prediction, TextInput } from '@mesh/preprocessing';
-import type { InferenceGateway } from './inference.gateway';
+import type { InferenceGateway, ServableVersion } from '@mesh/inference';
 import type { CallContext } from './predict.commands';
 import type { RouterMetrics } from './router.metrics';
-import type { ServableVersion } from './servable-version';
 
 /**
  * Mirrors sampled requests to a route's shadow version after the caller has its answer:

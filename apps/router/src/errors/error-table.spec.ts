@@ -13,10 +13,10 @@ import {
   UnauthenticatedError,
 } from '@mesh/routing';
 import { InputTooLargeError, InputValidationError, OutputShapeError } from '@mesh/preprocessing';
+import { BadBackendResponseError } from '@mesh/inference';
 import { ERROR_TABLE } from './error-table';
 import { describeError, errorBody } from './error-view';
 import {
-  BadBackendResponseError,
   BatchTooLargeError,
   PayloadTooLargeError,
   RequestValidationError,

@@ -57,15 +57,6 @@ export class UnsupportedForModelError extends RouterError {
   }
 }
 
-/** The backend answered, but not with what the version's config promised. */
-export class BadBackendResponseError extends RouterError {
-  readonly code = 'BAD_BACKEND_RESPONSE';
-
-  constructor(reason: string) {
-    super(reason);
-  }
-}
-
 /** An admin route to an unknown model, or a version the router cannot serve. */
 export class UnknownModelError extends RouterError {
   readonly code = 'INVALID_ARGUMENT';

@@ -2,12 +2,23 @@ import { KServeBackendPool, type ModelConfigMessage } from '@mesh/kserve';
 import { batchTensors, type EncodedBatch, type OutputTensor } from '@mesh/preprocessing';
 import { NoRoutableVersionError } from '@mesh/routing';
 import type { Logger } from 'pino';
-import type { BackendDirectory } from '../core/backend.directory';
-import type { InferenceGateway, InferenceMeta } from '../core/inference.gateway';
-import type { ServableVersion } from '../core/servable-version';
-import { BadBackendResponseError } from '../errors/router.errors';
-import type { RouterConfig } from '../router.config';
+import type { BackendDirectory } from './backend.directory';
+import type { InferenceGateway, InferenceMeta } from './inference.gateway';
+import { BadBackendResponseError } from './inference.errors';
 import { shaMismatch } from './model-sha.verifier';
+import type { ServableVersion } from './servable-version';
+
+/** Where the backends are and how often to look at them. */
+export interface KServeBackendsOptions {
+  /** `host:port` KServe v2 gRPC endpoints (KSERVE_ENDPOINTS). */
+  endpoints: readonly string[];
+  /** gRPC max send/receive message size on the backend channels. */
+  maxMessageBytes: number;
+  /** Deadline of each inference call. */
+  inferDeadlineMs: number;
+  /** How often backends are asked what they serve and the versions re-verified. */
+  discoveryIntervalMs: number;
+}
 
 interface Verification {
   /** Backends that report the version READY and serve the manifest's exact bytes. */
@@ -31,14 +42,14 @@ export class KServeBackends implements BackendDirectory, InferenceGateway {
   private round?: Promise<void>;
 
   constructor(
-    private readonly config: RouterConfig,
+    private readonly options: KServeBackendsOptions,
     private readonly logger: Logger,
   ) {
     this.pool = new KServeBackendPool({
-      endpoints: config.KSERVE_ENDPOINTS,
-      maxMessageBytes: config.GRPC_MAX_MESSAGE_BYTES,
-      deadlineMs: config.ROUTER_INFER_TIMEOUT_MS,
-      healthIntervalMs: config.ROUTER_DISCOVERY_INTERVAL_MS,
+      endpoints: options.endpoints,
+      maxMessageBytes: options.maxMessageBytes,
+      deadlineMs: options.inferDeadlineMs,
+      healthIntervalMs: options.discoveryIntervalMs,
       log: (level, event, fields) => logger[level]({ event, ...fields }, event),
     });
   }
@@ -48,7 +59,7 @@ export class KServeBackends implements BackendDirectory, InferenceGateway {
     this.versions = versions;
     await this.pool.start();
     await this.verify();
-    this.timer = setInterval(() => void this.verify(), this.config.ROUTER_DISCOVERY_INTERVAL_MS);
+    this.timer = setInterval(() => void this.verify(), this.options.discoveryIntervalMs);
     this.timer.unref();
   }
 

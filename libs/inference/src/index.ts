@@ -1,0 +1,7 @@
+export type { BackendDirectory } from './backend.directory';
+export { BadBackendResponseError, InferenceError } from './inference.errors';
+export type { InferenceGateway, InferenceMeta } from './inference.gateway';
+export { KServeBackends, type KServeBackendsOptions } from './kserve.backends';
+export { servedSha256, shaMismatch } from './model-sha.verifier';
+export { ServableVersion } from './servable-version';
+export { VersionCatalog, type VersionProblem } from './version.catalog';

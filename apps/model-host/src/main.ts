@@ -1,4 +1,5 @@
 import 'reflect-metadata';
+import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
 import {
   announceListening,
@@ -28,6 +29,8 @@ void runMain('model-host', async () => {
       intraOpThreads: config.ORT_INTRA_OP_THREADS,
       interOpThreads: config.ORT_INTER_OP_THREADS,
       graphOptimizationLevel: config.ORT_GRAPH_OPTIMIZATION_LEVEL,
+      allowSpinning: config.ORT_ALLOW_SPINNING === '1' || config.ORT_ALLOW_SPINNING === 'true',
+      cores: availableParallelism(),
     },
     new HostMetrics(registry),
     logger,

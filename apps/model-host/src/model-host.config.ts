@@ -18,10 +18,23 @@ const hostEnv = {
   MODEL_HOST_GRPC_PORT: port(8001),
   MODEL_HOST_METRICS_PORT: port(8002),
   GRPC_MAX_MESSAGE_BYTES: positiveInt(64 * 1024 * 1024, 2 ** 31 - 1),
-  /** Per session (one per instance): 1 keeps N instances from oversubscribing a small box. */
-  ORT_INTRA_OP_THREADS: positiveInt(1, 256),
+  /**
+   * Per session (one per instance). Unset: os.availableParallelism() ÷ the version's instance
+   * count (at least 1), so N instances never oversubscribe the cores they are given.
+   */
+  ORT_INTRA_OP_THREADS: z.coerce
+    .number({ invalid_type_error: 'must be a number' })
+    .int('must be an integer')
+    .min(1, 'must be at least 1')
+    .max(256, 'must be at most 256')
+    .optional(),
   ORT_INTER_OP_THREADS: positiveInt(1, 256),
   ORT_GRAPH_OPTIMIZATION_LEVEL: z.enum(['disabled', 'basic', 'extended', 'all']).default('all'),
+  /**
+   * ORT's thread pools spin-wait for work between and after runs; on a box shared with the
+   * event loop that burns about as much CPU as the model itself, so it is off by default.
+   */
+  ORT_ALLOW_SPINNING: z.enum(['0', '1', 'false', 'true']).default('0'),
   SHUTDOWN_DRAIN_MS: positiveInt(8000, 600_000),
 };
 

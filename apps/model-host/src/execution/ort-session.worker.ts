@@ -108,6 +108,13 @@ async function main(port: Port): Promise<void> {
       interOpNumThreads: opts.interOpThreads,
       graphOptimizationLevel: opts.graphOptimizationLevel,
       executionMode: 'sequential',
+      // ORT reads these as strings and ignores values it does not know, so only '0' / '1'.
+      extra: {
+        session: {
+          intra_op: { allow_spinning: opts.allowSpinning ? '1' : '0' },
+          inter_op: { allow_spinning: opts.allowSpinning ? '1' : '0' },
+        },
+      },
     });
   } catch (err: unknown) {
     const message = err instanceof Error ? err.message : String(err);

@@ -24,6 +24,8 @@ export interface SessionOptionsData {
   intraOpThreads: number;
   interOpThreads: number;
   graphOptimizationLevel: 'disabled' | 'basic' | 'extended' | 'all';
+  /** ORT's `session.intra_op.allow_spinning` / `session.inter_op.allow_spinning`. */
+  allowSpinning: boolean;
 }
 
 /** A tensor crossing the thread boundary: its bytes travel in the transfer list. */

@@ -5,7 +5,12 @@ import { SessionPoolClient } from './session-pool.client';
 
 const ROOT = join(__dirname, '..', '..', '..', '..');
 const MODEL = join(ROOT, 'model_repository', 'sentiment-en', '1', 'model.onnx');
-const options = { intraOpThreads: 1, interOpThreads: 1, graphOptimizationLevel: 'all' as const };
+const options = {
+  intraOpThreads: 1,
+  interOpThreads: 1,
+  graphOptimizationLevel: 'all' as const,
+  allowSpinning: false,
+};
 
 const int64 = (values: number[]) => BigInt64Array.from(values.map(BigInt)).buffer;
 

@@ -17,9 +17,18 @@ export const UNSUPPORTED_PLATFORM_REASON =
 
 /** Session defaults from the environment; config.pbtxt parameters override them per model. */
 export interface SessionDefaults {
-  intraOpThreads: number;
+  /** undefined: the cores this process may use ÷ the version's instance count (at least 1). */
+  intraOpThreads: number | undefined;
   interOpThreads: number;
   graphOptimizationLevel: SessionOptionsData['graphOptimizationLevel'];
+  allowSpinning: boolean;
+  /** os.availableParallelism() (respects taskset/cgroup CPU affinity, unlike cpus().length). */
+  cores: number;
+}
+
+/** Intra-op threads per session when neither the environment nor config.pbtxt sets them. */
+export function defaultIntraOpThreads(cores: number, instances: number): number {
+  return Math.max(1, Math.floor(cores / Math.max(1, instances)));
 }
 
 /** A load that failed for a reason an operator can act on (shown in the repository index). */
@@ -51,7 +60,12 @@ export function checkPlatform(config: ModelConfig): void {
   if (!ok) throw new ModelLoadError(UNSUPPORTED_PLATFORM_REASON);
 }
 
-function sessionOptions(config: ModelConfig, path: string, d: SessionDefaults): SessionOptionsData {
+function sessionOptions(
+  config: ModelConfig,
+  path: string,
+  d: SessionDefaults,
+  instances: number,
+): SessionOptionsData {
   const p = (k: string): string | undefined => config.parameters[k]?.stringValue;
   const int = (k: string, fallback: number): number => {
     const v = p(k);
@@ -67,11 +81,22 @@ function sessionOptions(config: ModelConfig, path: string, d: SessionDefaults): 
       `parameter 'graph_optimization_level' must be one of ${LEVELS.join(', ')} (got "${level}")`,
     );
   }
+  const spinning = p('allow_spinning');
+  if (spinning !== undefined && !['0', '1', 'false', 'true'].includes(spinning)) {
+    throw new ModelLoadError(
+      `parameter 'allow_spinning' must be one of 0, 1, false, true (got "${spinning}")`,
+    );
+  }
   return {
     modelPath: path,
-    intraOpThreads: int('intra_op_thread_count', d.intraOpThreads),
+    intraOpThreads: int(
+      'intra_op_thread_count',
+      d.intraOpThreads ?? defaultIntraOpThreads(d.cores, instances),
+    ),
     interOpThreads: int('inter_op_thread_count', d.interOpThreads),
     graphOptimizationLevel: level as SessionOptionsData['graphOptimizationLevel'],
+    allowSpinning:
+      spinning === undefined ? d.allowSpinning : spinning === '1' || spinning === 'true',
   };
 }
 
@@ -120,13 +145,12 @@ export async function loadModelVersion(
     1,
     config.instanceGroup.reduce((n, g) => n + g.count, 0),
   );
-  const pool = await SessionPoolClient.start(count, sessionOptions(config, path, defaults)).catch(
-    (err: unknown) => {
-      throw new ModelLoadError(
-        `cannot create an ORT session for ${path}: ${(err as Error).message}`,
-      );
-    },
-  );
+  const pool = await SessionPoolClient.start(
+    count,
+    sessionOptions(config, path, defaults, count),
+  ).catch((err: unknown) => {
+    throw new ModelLoadError(`cannot create an ORT session for ${path}: ${(err as Error).message}`);
+  });
   const problems = checkModelSignature(config, pool.inputs, pool.outputs);
   if (problems.length > 0) {
     await pool.close();

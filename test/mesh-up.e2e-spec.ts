@@ -37,8 +37,12 @@ describe('npm run up', () => {
           const line = output.split('\n').find((l) => l.startsWith('{"event":"mesh-up"'));
           return line ? (JSON.parse(line) as MeshUpEvent) : undefined;
         },
-        { timeoutMs: 90_000, what: `the mesh to come up; output so far:\n${output.slice(-3000)}` },
-      );
+        { timeoutMs: 90_000, what: 'the mesh to come up' },
+      ).catch((err: unknown) => {
+        // The message is built after the poll failed, so it shows the output up to the timeout.
+        const why = err instanceof Error ? err.message : String(err);
+        throw new Error(`${why}; output:\n${output.slice(-3000)}`);
+      });
       expect(up.ready).toBe(true);
       for (const app of ['model-host', 'router', 'batch-worker', 'coordinator']) {
         const res = await fetch(`${up.urls[app]!.http}/healthz/ready`);

@@ -6,6 +6,7 @@ import {
   bertRequest,
   ensureTinyModels,
   makeRepository,
+  pendingRequests,
   tokenRow,
   type Any,
 } from '../apps/model-host/test/e2e-fixtures';
@@ -27,14 +28,7 @@ describe('model host repository lifecycle (control mode explicit)', () => {
   let host: StartedApp;
   let client: RawKServeClient;
 
-  const pending = async (model: string): Promise<number> => {
-    const text = await (await fetch(`${host.urls.metrics}/metrics`)).text();
-    const m = new RegExp(
-      `^nv_inference_pending_request_count\\{model="${model}",[^}]*\\} (\\d+)`,
-      'm',
-    ).exec(text);
-    return Number(m?.[1] ?? 0);
-  };
+  const pending = (model: string): Promise<number> => pendingRequests(host.urls.metrics!, model);
 
   beforeAll(async () => {
     ensureTinyModels();

@@ -4,7 +4,9 @@ import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:f
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createRedisClient } from '@mesh/config';
+import { pendingRequests } from '../apps/model-host/test/e2e-fixtures';
 import { ROOT, startApp, uniquePrefix } from './support/app-process';
+import { pollUntil } from './support/poll';
 import {
   ACME_KEY,
   ADMIN_KEY,
@@ -191,9 +193,25 @@ describe('shutdown', () => {
   it('finishes in-flight requests, then stops with exit code 0 on SIGTERM', async () => {
     const inFlight = call(mesh.http, 'POST', '/v1/predict:batch', {
       key: ACME_KEY,
-      body: { task: 'intent', texts: Array.from({ length: 200 }, (_, i) => `请求${i}`) },
+      // Full-length texts keep the host busy for a while however fast the CPU is.
+      body: {
+        task: 'intent',
+        texts: Array.from({ length: 200 }, (_, i) => `请求${i}${'今天的天气怎么样'.repeat(20)}`),
+      },
     });
-    await new Promise((r) => setTimeout(r, 20));
+    // SIGTERM only once the router's work has reached the host, so it is really in flight.
+    await Promise.race([
+      pollUntil(
+        async () =>
+          (await pendingRequests(mesh.host.urls.metrics!, 'intent-zh')) > 0 ? true : undefined,
+        { what: 'the batch to be in flight on the host', intervalMs: 5 },
+      ),
+      inFlight.then((r) => {
+        throw new Error(
+          `answered before it was seen in flight: ${r.status} ${JSON.stringify(r.body)}`,
+        );
+      }),
+    ]);
     const stopped = mesh.router.stop('SIGTERM');
     const answer = await inFlight;
     expect(answer.body).toMatchObject({ model: 'intent-zh' });

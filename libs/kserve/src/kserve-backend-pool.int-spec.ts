@@ -205,14 +205,13 @@ describe('KServeBackendPool against fake GRPCInferenceService servers', () => {
   it('enforces the deadline', async () => {
     const a = await fake();
     const p = await pool([a.address]);
-    a.delayMs = 2_000;
-    const started = Date.now();
+    // The backend holds the call until the test ends: only the deadline can end it.
+    a.holding = true;
     const err = await p
       .infer({ model: 'm', version: '1', inputs: [ids([1n])], deadlineMs: 150 })
       .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(BackendError);
     expect((err as BackendError).grpcCode).toBe(status.DEADLINE_EXCEEDED);
-    expect(Date.now() - started).toBeLessThan(1_500);
   });
 
   it('routes around an unreachable backend', async () => {

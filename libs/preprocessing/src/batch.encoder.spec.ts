@@ -153,13 +153,25 @@ describe('BatchEncoder on long texts', () => {
     ['English', 'hello world '],
     ['Chinese', '今天天气很好我们一起去'],
     ['punctuation', 'a,b.c;'],
-  ])('encodes a 1 MB %s string in well under a second', (_name, unit) => {
+  ])('encodes a 1 MB %s string by tokenizing only a short prefix of it', (_name, unit) => {
     const text = unit.repeat(Math.ceil(1_000_000 / unit.length));
-    const started = performance.now();
     const t = fixtureEncoder(2, { maxLength: 128 }).tokenize({ text });
-    expect(performance.now() - started).toBeLessThan(250);
     expect(t.ids).toHaveLength(128);
     expect(t.truncated).toBe(true);
+    // The cost is bounded by construction: normalisation and tokenization only ever see a
+    // prefix a few thousand characters long, never the whole megabyte.
+    const prepared: number[] = [];
+    const seg = fixtureTokenizer().segment(
+      text,
+      (s) => {
+        prepared.push(s.length);
+        return s;
+      },
+      128,
+    );
+    expect(seg.complete).toBe(false);
+    expect(prepared.length).toBeGreaterThan(0);
+    expect(Math.max(...prepared)).toBeLessThanOrEqual(130 * 8 * 4);
   });
 
   it('encodes a 1 MB string without any word boundary (one [UNK])', () => {

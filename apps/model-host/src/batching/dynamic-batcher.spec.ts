@@ -1,6 +1,7 @@
 import { ModelUnavailableError } from '../core/model-host.errors';
 import type { BatchingPolicy, QueuedItem } from './batching.types';
 import { DynamicBatcher } from './dynamic-batcher';
+import { ManualBatcherClock } from './manual-batcher.clock';
 
 const policy = (over: Partial<BatchingPolicy> = {}): BatchingPolicy => ({
   enabled: true,
@@ -16,8 +17,12 @@ const policy = (over: Partial<BatchingPolicy> = {}): BatchingPolicy => ({
   ...over,
 });
 
-/** A fake instance pool: records each batch and finishes it when the test says so. */
+/**
+ * A fake instance pool that records each batch and finishes it when the test says so, and a
+ * manual clock: queue delays and timeouts pass only when the test advances it.
+ */
 function harness(p: BatchingPolicy, slots = 1) {
+  const clock = new ManualBatcherClock();
   const batches: QueuedItem<string>[][] = [];
   const finishers: Array<() => void> = [];
   const batcher = new DynamicBatcher<string>(
@@ -31,24 +36,17 @@ function harness(p: BatchingPolicy, slots = 1) {
           resolve();
         });
       }),
+    { clock },
   );
   const finishNext = async () => {
     finishers.shift()?.();
     await new Promise((r) => setImmediate(r));
   };
   const payloads = () => batches.map((b) => b.map((i) => i.payload));
-  return { batcher, batches, finishNext, payloads };
+  return { batcher, batches, finishNext, payloads, clock };
 }
 
 const flush = () => new Promise((r) => setImmediate(r));
-
-async function pollFor(cond: () => boolean, timeoutMs = 2000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!cond()) {
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((r) => setTimeout(r, 5));
-  }
-}
 
 describe('DynamicBatcher', () => {
   it('runs each request alone when dynamic batching is off', async () => {
@@ -91,14 +89,14 @@ describe('DynamicBatcher', () => {
 
   it('waits up to max_queue_delay for a fuller batch, then sends what it has', async () => {
     const h = harness(policy({ maxQueueDelayUs: 30_000 }));
-    const started = Date.now();
     const a = h.batcher.submit('a', 1, 0, 0);
     const b = h.batcher.submit('b', 1, 0, 0);
     await flush();
     expect(h.batches).toHaveLength(0);
-    await new Promise((r) => setTimeout(r, 60));
+    h.clock.advance(29);
+    expect(h.batches).toHaveLength(0);
+    h.clock.advance(1);
     expect(h.payloads()).toEqual([['a', 'b']]);
-    expect(Date.now() - started).toBeGreaterThanOrEqual(29);
     await h.finishNext();
     await Promise.all([a, b]);
   });
@@ -144,7 +142,7 @@ describe('DynamicBatcher', () => {
     const first = h.batcher.submit('first', 1, 0, 0);
     await flush();
     const late = h.batcher.submit('late', 1, 0, 0).catch((e: unknown) => e);
-    await new Promise((r) => setTimeout(r, 30));
+    h.clock.advance(11);
     await h.finishNext();
     const err = await late;
     expect(err).toBeInstanceOf(ModelUnavailableError);
@@ -208,7 +206,9 @@ describe('DynamicBatcher', () => {
     // 3 × 200 fits the budget, a 4th would not: the batch goes without waiting for the delay.
     expect(h.payloads()).toEqual([['a', 'b', 'c']]);
     await h.finishNext();
-    await pollFor(() => h.batches.length === 2);
+    // 'd' alone is neither full nor preferred: it goes once it has queued for the delay.
+    expect(h.batches).toHaveLength(1);
+    h.clock.advance(50);
     expect(h.payloads()[1]).toEqual(['d']);
     await h.finishNext();
     await Promise.all(all);

@@ -1,7 +1,12 @@
 import { ModelUnavailableError } from '../core/model-host.errors';
+import { systemBatcherClock, type BatcherClock } from './batcher.clock';
 import type { BatchRunner, BatchingPolicy, QueuePolicy, QueuedItem } from './batching.types';
 
-const now = (): bigint => process.hrtime.bigint();
+export interface DynamicBatcherOptions<T> {
+  /** Called for each request dropped because its queue timeout expired. */
+  onExpired?: (item: QueuedItem<T>) => void;
+  clock?: BatcherClock;
+}
 
 /**
  * Triton-style dynamic batcher for one model version. A batch is formed only when an instance
@@ -12,16 +17,21 @@ const now = (): bigint => process.hrtime.bigint();
 export class DynamicBatcher<T> {
   private readonly levels = new Map<number, QueuedItem<T>[]>();
   private busy = 0;
-  private timer: NodeJS.Timeout | undefined;
+  private timer: unknown;
   private closed = false;
   private idleWaiters: Array<() => void> = [];
+  private readonly onExpired: (item: QueuedItem<T>) => void;
+  private readonly clock: BatcherClock;
 
   constructor(
     private readonly policy: BatchingPolicy,
     private readonly slots: () => number,
     private readonly runBatch: BatchRunner<T>,
-    private readonly onExpired: (item: QueuedItem<T>) => void = () => undefined,
-  ) {}
+    options: DynamicBatcherOptions<T> = {},
+  ) {
+    this.onExpired = options.onExpired ?? (() => undefined);
+    this.clock = options.clock ?? systemBatcherClock;
+  }
 
   /** Requests waiting (not yet in a batch). */
   get queued(): number {
@@ -53,7 +63,7 @@ export class DynamicBatcher<T> {
       timeoutUs > 0 && (qp.allowTimeoutOverride || qp.defaultTimeoutUs === 0)
         ? timeoutUs
         : qp.defaultTimeoutUs;
-    const enqueuedNs = now();
+    const enqueuedNs = this.clock.nowNs();
     return new Promise<R>((resolve, reject) => {
       queue.push({
         payload,
@@ -80,8 +90,8 @@ export class DynamicBatcher<T> {
 
   /** Forms and starts as many batches as there are free instances. */
   schedule(): void {
-    if (this.timer) {
-      clearTimeout(this.timer);
+    if (this.timer !== undefined) {
+      this.clock.clearTimer(this.timer);
       this.timer = undefined;
     }
     while (this.busy < this.slots()) {
@@ -90,7 +100,10 @@ export class DynamicBatcher<T> {
       if (order.length === 0) break;
       const decision = this.decide(order);
       if (decision.kind === 'wait') {
-        this.timer = setTimeout(() => this.schedule(), Math.max(1, Math.ceil(decision.us / 1000)));
+        this.timer = this.clock.setTimer(
+          () => this.schedule(),
+          Math.max(1, Math.ceil(decision.us / 1000)),
+        );
         break;
       }
       this.start(decision.items);
@@ -161,7 +174,7 @@ export class DynamicBatcher<T> {
       return { kind: 'send', items: chosen.slice(0, preferredAt) };
     }
     const oldest = order.reduce((a, b) => (a.enqueuedNs < b.enqueuedNs ? a : b));
-    const waitedUs = Number(now() - oldest.enqueuedNs) / 1000;
+    const waitedUs = Number(this.clock.nowNs() - oldest.enqueuedNs) / 1000;
     if (waitedUs >= p.maxQueueDelayUs) return { kind: 'send', items: chosen };
     return { kind: 'wait', us: p.maxQueueDelayUs - waitedUs };
   }
@@ -173,7 +186,7 @@ export class DynamicBatcher<T> {
   }
 
   private expire(): void {
-    const t = now();
+    const t = this.clock.nowNs();
     for (const [level, queue] of this.levels) {
       const keep = queue.filter((item) => item.deadlineNs === 0n || item.deadlineNs > t);
       if (keep.length === queue.length) continue;

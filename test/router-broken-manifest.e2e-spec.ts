@@ -185,7 +185,7 @@ describe('routing table persistence', () => {
     expect(r.body.epoch).toBeGreaterThan(before.body.epoch);
     expect((await call(mesh.http, 'GET', '/v1/tasks', { key: KEY })).status).toBe(401);
     const audit = await call(mesh.http, 'GET', '/v1/admin/audit?limit=1', { key: ADMIN_KEY });
-    expect(audit.body.entries[0]).toMatchObject({ action: 'reseed', who: 'admin-api' });
+    expect(audit.body.entries[0]).toMatchObject({ action: 'reseed', who: 'admin' });
   });
 });
 

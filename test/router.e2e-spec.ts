@@ -241,13 +241,13 @@ describe('tenant isolation', () => {
       key: ACME_KEY,
       body: { task: 'private-task', text: 'hi' },
     });
-    expect(r.status).toBe(403);
+    expect(r.status).toBe(404);
     const g = await call(mesh.http, 'POST', '/v1/predict', {
       key: GLOBEX_KEY,
       body: { task: 'intent', text: 'hi' },
     });
-    expect(g.status).toBe(403);
-    expect(g.body.error.code).toBe('FORBIDDEN_TASK');
+    expect(g.status).toBe(404);
+    expect(g.body.error.code).toBe('TASK_NOT_FOUND');
     const own = await call(mesh.http, 'POST', '/v1/predict', {
       key: ALL_KEY,
       body: { task: 'private-task', text: 'hi' },
@@ -396,7 +396,7 @@ describe('errors', () => {
         { task: 'intent', text: 'x' },
         { authorization: `Bearer ${GLOBEX_KEY}` },
       );
-      expect(forbidden.error?.code).toBe(7);
+      expect(forbidden.error?.code).toBe(5);
     } finally {
       client.close();
     }
@@ -587,7 +587,7 @@ describe('operations', () => {
     const r = await admin('GET', '/audit?limit=5');
     expect(r.status).toBe(200);
     expect(r.body.entries[0]).toMatchObject({
-      who: 'admin-api',
+      who: 'admin',
       action: 'route.upsert',
       target: 'e2e-all/shadowed',
       before: null,

@@ -9,7 +9,10 @@ import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { FastifyError, FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import { MeshGrpcServer } from './grpc/mesh-grpc.server';
+import { answerClientError } from './http/client-error.handler';
 import { HttpErrorFilter } from './http/http-error.filter';
+import { installJsonBodyParser } from './http/json-body.parser';
+import { RouteMethodIndex } from './http/route-methods.index';
 import { installRequestIdHook } from './http/request-id.hook';
 import { loadRouterConfig, type RouterConfig } from './router.config';
 import { RouterModule } from './router.module';
@@ -28,6 +31,8 @@ void runMain('router', async () => {
   );
   const app = await createHttpApp(RouterModule.register(config, logger, catalog), logger, {
     bodyLimitBytes: config.ROUTER_BODY_LIMIT_BYTES,
+    clientErrorHandler: answerClientError,
+    nestBodyParsers: false,
   });
   configureHttp(app, logger);
   const grpc = grpcServer(config);
@@ -41,10 +46,13 @@ void runMain('router', async () => {
 });
 
 function configureHttp(app: NestFastifyApplication, logger: Logger): void {
-  const filter = new HttpErrorFilter(logger);
-  app.useGlobalFilters(filter);
   const fastify = app.getHttpAdapter().getInstance() as unknown as FastifyInstance;
+  const routes = new RouteMethodIndex();
+  routes.install(fastify);
+  const filter = new HttpErrorFilter(logger, routes);
+  app.useGlobalFilters(filter);
   installRequestIdHook(fastify);
+  installJsonBodyParser(fastify);
   // Body-parsing failures (413, malformed JSON) happen before Nest: same JSON error shape.
   fastify.setErrorHandler((err: FastifyError, request, reply) => filter.reply(err, request, reply));
   const doc = new DocumentBuilder()

@@ -14,6 +14,11 @@ const routerEnv = {
   MESH_CONFIG: z.string().min(1).default('deploy/config/mesh.yaml'),
   /** Empty disables the admin API (every admin call answers 403). */
   ADMIN_API_KEY: z.string().default(''),
+  /** The name the audit log records for edits made through the admin API. */
+  ADMIN_ACTOR: z
+    .string()
+    .regex(/^[\x21-\x7E]{1,64}$/, 'must be 1-64 printable characters without spaces')
+    .default('admin'),
   /** gRPC max message size on the backend channel and the router's own gRPC server. */
   GRPC_MAX_MESSAGE_BYTES: positiveInt(64 * 1024 * 1024),
   /** Largest accepted HTTP body / gRPC request message. */

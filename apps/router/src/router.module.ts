@@ -21,6 +21,7 @@ import {
 import type Redis from 'ioredis';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
+import { AdminKeyGuard } from './admin/admin-key.guard';
 import { AdminController } from './admin/admin.controller';
 import { AdminService } from './admin/admin.service';
 import { AdmissionService } from './core/admission.service';
@@ -146,7 +147,11 @@ export class RouterModule implements OnApplicationShutdown {
           provide: AdminService,
           inject: [RoutingTableRepository, RoutingTableCache, RouteSelector],
           useFactory: (repo: RoutingTableRepository, routes: RoutingTableCache, s: RouteSelector) =>
-            new AdminService(repo, routes, s, config.MESH_CONFIG),
+            new AdminService(repo, routes, s, {
+              meshConfigFile: config.MESH_CONFIG,
+              actor: config.ADMIN_ACTOR,
+              logger,
+            }),
         },
         {
           provide: READINESS_CHECKS,
@@ -167,6 +172,7 @@ export class RouterModule implements OnApplicationShutdown {
             cat: VersionCatalog,
           ) => new RouterLifecycle(config, logger, repo, routes, backends, cat),
         },
+        AdminKeyGuard,
         GrpcErrorFilter,
       ],
     };

@@ -28,7 +28,6 @@ export {
   RoutingError,
   RoutingTableMissingError,
   RoutingValidationError,
-  TaskNotAllowedError,
   TooManyInFlightError,
   UnauthenticatedError,
   type RoutingIssue,

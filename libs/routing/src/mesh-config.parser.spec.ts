@@ -21,7 +21,7 @@ describe('mesh.yaml', () => {
       { version: 2, weight: 100 },
     ]);
     expect(() => resolver.resolve('globex', 'intent')).toThrow(
-      expect.objectContaining({ code: 'FORBIDDEN_TASK' }),
+      expect.objectContaining({ code: 'TASK_NOT_FOUND' }),
     );
   });
 

@@ -1,5 +1,5 @@
 import { RouteResolver } from './route-resolver';
-import { RouteNotFoundError, TaskNotAllowedError, UnauthenticatedError } from './routing.errors';
+import { RouteNotFoundError, UnauthenticatedError } from './routing.errors';
 import type { Route, RoutingTable, Tenant } from './routing.types';
 
 function tenant(name: string, allowedTasks: string[]): Tenant {
@@ -41,11 +41,12 @@ describe('RouteResolver', () => {
     expect(resolver.resolve('globex', 'sentiment').tenant.name).toBe('globex');
   });
 
-  it('refuses a task outside allowedTasks with FORBIDDEN_TASK, whether or not it is routed', () => {
-    expect(() => resolver.resolve('initech', 'sentiment')).toThrow(TaskNotAllowedError);
-    expect(() => resolver.resolve('initech', 'does-not-exist')).toThrow(TaskNotAllowedError);
+  it('refuses a task outside allowedTasks exactly like an unknown task, whether or not it is routed', () => {
+    expect(() => resolver.resolve('initech', 'sentiment')).toThrow(RouteNotFoundError);
+    expect(() => resolver.resolve('initech', 'does-not-exist')).toThrow(RouteNotFoundError);
+    expect(() => resolver.resolve('initech', 'sentiment')).toThrow("unknown task 'sentiment'");
     expect(() => resolver.resolve('acme', 'secret')).toThrow(
-      expect.objectContaining({ code: 'FORBIDDEN_TASK' }),
+      expect.objectContaining({ code: 'TASK_NOT_FOUND' }),
     );
   });
 

@@ -1,4 +1,4 @@
-import { RouteNotFoundError, TaskNotAllowedError, UnauthenticatedError } from './routing.errors';
+import { RouteNotFoundError, UnauthenticatedError } from './routing.errors';
 import { ANY, type Route, type RoutingTable, type Tenant } from './routing.types';
 
 /** What a request for (tenant, task) resolves to. */
@@ -29,14 +29,15 @@ export class RouteResolver {
   }
 
   /**
-   * The tenant's own route for the task, else the `*` default.
-   * Permission is checked first so a forbidden task answers the same whether or not it exists.
+   * The tenant's own route for the task, else the `*` default. A task the tenant may not call
+   * answers exactly like a task that does not exist (TASK_NOT_FOUND), so task names never leak
+   * between tenants.
    */
   resolve(tenantName: string, task: string): ResolvedRoute {
     const tenant = this.tenants.get(tenantName);
     // A tenant removed after authentication has no rights left.
     if (!tenant) throw new UnauthenticatedError();
-    if (!mayCall(tenant, task)) throw new TaskNotAllowedError(task);
+    if (!mayCall(tenant, task)) throw new RouteNotFoundError(task);
     const route = this.routes.get(key(tenant.name, task)) ?? this.routes.get(key(ANY, task));
     if (!route) throw new RouteNotFoundError(task);
     return { tenant, route };

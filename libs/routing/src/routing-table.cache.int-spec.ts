@@ -4,7 +4,7 @@ import { pollUntil } from '../../../test/support/poll';
 import { sha256Hex } from './api-key';
 import { RoutingTableCache } from './routing-table.cache';
 import { RoutingTableRepository } from './routing-table.repository';
-import { TaskNotAllowedError } from './routing.errors';
+import { RouteNotFoundError } from './routing.errors';
 import type { Route, RoutingTable, RoutingTableData, Tenant } from './routing.types';
 import { TenantAuthenticator } from './tenant-authenticator';
 
@@ -139,7 +139,7 @@ describe('RoutingTableCache (real Redis)', () => {
     const next: RoutingTableData = { tenants: [{ ...acme, allowedTasks: [] }], routes: [intent] };
     await redis.mset(repository.keys.table, JSON.stringify(next), repository.keys.epoch, '7');
     await reachesEpoch(cache, 7);
-    expect(() => cache.resolve('acme', 'intent')).toThrow(TaskNotAllowedError);
+    expect(() => cache.resolve('acme', 'intent')).toThrow(RouteNotFoundError);
   });
 
   it('never goes back to an older epoch, whatever the channel or Redis say', async () => {

@@ -52,21 +52,12 @@ export class AdminForbiddenError extends RoutingError {
   }
 }
 
-/** The task has no route visible to this tenant. */
+/** The task has no route visible to this tenant, or the tenant may not call it (same answer). */
 export class RouteNotFoundError extends RoutingError {
   readonly code = 'TASK_NOT_FOUND';
 
   constructor(readonly task: string) {
     super(`unknown task '${task}'`);
-  }
-}
-
-/** The tenant may not call this task (raised before any route lookup, so it leaks nothing). */
-export class TaskNotAllowedError extends RoutingError {
-  readonly code = 'FORBIDDEN_TASK';
-
-  constructor(readonly task: string) {
-    super(`task '${task}' is not allowed for this API key`);
   }
 }
 

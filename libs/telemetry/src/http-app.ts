@@ -1,6 +1,7 @@
 import type { DynamicModule, INestApplication, Type } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
+import type { FastifyServerOptions } from 'fastify';
 import type { Logger } from 'pino';
 import { NestPinoLogger } from './nest-logger';
 import { announceListening, httpUrlOf } from './run-app';
@@ -8,6 +9,13 @@ import { announceListening, httpUrlOf } from './run-app';
 export interface HttpAppOptions {
   /** Largest accepted request body; bigger bodies get 413 before any handler runs. */
   bodyLimitBytes?: number;
+  /** Answers requests Node cannot parse (e.g. headers over the limit) in the app's error shape. */
+  clientErrorHandler?: FastifyServerOptions['clientErrorHandler'];
+  /**
+   * False keeps Nest from adding its JSON and urlencoded parsers, so the app installs exactly
+   * the body parsers it accepts (anything else is 415). Default true.
+   */
+  nestBodyParsers?: boolean;
 }
 
 /** A Nest application on Fastify whose logs go to the process's pino logger. */
@@ -18,10 +26,12 @@ export async function createHttpApp(
 ): Promise<NestFastifyApplication> {
   const adapter = new FastifyAdapter({
     bodyLimit: options.bodyLimitBytes ?? 1024 * 1024,
+    ...(options.clientErrorHandler ? { clientErrorHandler: options.clientErrorHandler } : {}),
   });
   return NestFactory.create<NestFastifyApplication>(module, adapter, {
     logger: new NestPinoLogger(logger),
     abortOnError: false,
+    bodyParser: options.nestBodyParsers ?? true,
   });
 }
 

@@ -8,6 +8,7 @@ import {
   type RoutingTableRepository,
   type Tenant,
 } from '@mesh/routing';
+import type { Logger } from 'pino';
 import type { RouteSelector } from '../core/route.selector';
 
 export interface RouteStatus extends Route {
@@ -15,16 +16,24 @@ export interface RouteStatus extends Route {
   unroutable: Record<string, string>;
 }
 
+/** Who the audit log names for edits made through the admin API (`ADMIN_ACTOR`). */
+export interface AdminServiceOptions {
+  meshConfigFile: string;
+  actor: string;
+  logger: Logger;
+}
+
 /**
- * Admin edits of the routing table. Each change goes to Redis (audited, epoch bumped,
- * announced on pub/sub to every router) and this router reloads at once.
+ * Admin edits of the routing table. Each change goes to Redis (audited under the configured
+ * actor, epoch bumped, announced on pub/sub to every router), is logged as one `admin-edit`
+ * line, and this router reloads at once.
  */
 export class AdminService {
   constructor(
     private readonly repository: RoutingTableRepository,
     private readonly cache: RoutingTableCache,
     private readonly selector: RouteSelector,
-    private readonly meshConfigFile: string,
+    private readonly options: AdminServiceOptions,
   ) {}
 
   table(): RoutingTable {
@@ -45,25 +54,24 @@ export class AdminService {
     });
   }
 
-  async upsertRoute(route: Route, who: string, expectedEpoch?: number): Promise<ChangeResult> {
-    return this.applied(await this.repository.upsertRoute(route, opts(who, expectedEpoch)));
+  async upsertRoute(route: Route, expectedEpoch?: number): Promise<ChangeResult> {
+    const result = await this.repository.upsertRoute(route, this.opts(expectedEpoch));
+    return this.applied('route.upsert', `${route.tenant}/${route.task}`, result);
   }
 
-  async deleteRoute(
-    tenant: string,
-    task: string,
-    who: string,
-    expectedEpoch?: number,
-  ): Promise<ChangeResult> {
-    return this.applied(await this.repository.deleteRoute(tenant, task, opts(who, expectedEpoch)));
+  async deleteRoute(tenant: string, task: string, expectedEpoch?: number): Promise<ChangeResult> {
+    const result = await this.repository.deleteRoute(tenant, task, this.opts(expectedEpoch));
+    return this.applied('route.delete', `${tenant}/${task}`, result);
   }
 
-  async upsertTenant(tenant: Tenant, who: string, expectedEpoch?: number): Promise<ChangeResult> {
-    return this.applied(await this.repository.upsertTenant(tenant, opts(who, expectedEpoch)));
+  async upsertTenant(tenant: Tenant, expectedEpoch?: number): Promise<ChangeResult> {
+    const result = await this.repository.upsertTenant(tenant, this.opts(expectedEpoch));
+    return this.applied('tenant.upsert', tenant.name, result);
   }
 
-  async deleteTenant(name: string, who: string, expectedEpoch?: number): Promise<ChangeResult> {
-    return this.applied(await this.repository.deleteTenant(name, opts(who, expectedEpoch)));
+  async deleteTenant(name: string, expectedEpoch?: number): Promise<ChangeResult> {
+    const result = await this.repository.deleteTenant(name, this.opts(expectedEpoch));
+    return this.applied('tenant.delete', name, result);
   }
 
   audit(limit: number): Promise<AuditEntry[]> {
@@ -71,17 +79,27 @@ export class AdminService {
   }
 
   /** Replaces the stored table with MESH_CONFIG (the explicit reseed). */
-  async reseed(who: string): Promise<ChangeResult> {
-    const data = await readMeshConfigFile(this.meshConfigFile);
-    return this.applied(await this.repository.reseed(data, who));
+  async reseed(): Promise<ChangeResult> {
+    const data = await readMeshConfigFile(this.options.meshConfigFile);
+    const result = await this.repository.reseed(data, this.options.actor);
+    return this.applied('reseed', this.options.meshConfigFile, result);
   }
 
-  private async applied(result: ChangeResult): Promise<ChangeResult> {
+  private async applied(
+    action: string,
+    target: string,
+    result: ChangeResult,
+  ): Promise<ChangeResult> {
+    this.options.logger.info(
+      { event: 'admin-edit', actor: this.options.actor, action, target, epoch: result.epoch },
+      'routing table edited',
+    );
     await this.cache.refresh();
     return result;
   }
-}
 
-function opts(who: string, expectedEpoch: number | undefined) {
-  return expectedEpoch === undefined ? { who } : { who, expectedEpoch };
+  private opts(expectedEpoch: number | undefined): { who: string; expectedEpoch?: number } {
+    const who = this.options.actor;
+    return expectedEpoch === undefined ? { who } : { who, expectedEpoch };
+  }
 }

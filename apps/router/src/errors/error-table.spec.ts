@@ -8,7 +8,6 @@ import {
   RoutingEntryNotFoundError,
   RoutingTableMissingError,
   RoutingValidationError,
-  TaskNotAllowedError,
   TooManyInFlightError,
   UnauthenticatedError,
 } from '@mesh/routing';
@@ -57,13 +56,6 @@ const cases: [string, unknown, string, number, GrpcStatus][] = [
     'non-admin key on admin API',
     new AdminForbiddenError(),
     'ADMIN_FORBIDDEN',
-    403,
-    GrpcStatus.PERMISSION_DENIED,
-  ],
-  [
-    'task not allowed',
-    new TaskNotAllowedError('intent'),
-    'FORBIDDEN_TASK',
     403,
     GrpcStatus.PERMISSION_DENIED,
   ],

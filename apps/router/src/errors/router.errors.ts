@@ -21,7 +21,7 @@ export class RequestValidationError extends RouterError {
   constructor(readonly issues: readonly FieldIssue[]) {
     super(
       issues.length === 1 && issues[0]
-        ? `invalid request: ${issues[0].path || '(body)'}: ${issues[0].message}`
+        ? `invalid request: ${issues[0].path || 'body'}: ${issues[0].message}`
         : `invalid request: ${issues.length} problems`,
     );
   }
@@ -63,5 +63,35 @@ export class UnknownModelError extends RouterError {
 
   constructor(readonly model: string) {
     super(`model '${model}' is not in the model repository`);
+  }
+}
+
+/** The request's headers exceed the HTTP server's limit (Node's `maxHeaderSize`). */
+export class HeadersTooLargeError extends RouterError {
+  readonly code = 'HEADERS_TOO_LARGE';
+
+  constructor() {
+    super('request headers exceed the size limit');
+  }
+}
+
+/** Bytes that are not an HTTP/1.1 request Node can parse. */
+export class MalformedHttpRequestError extends RouterError {
+  readonly code = 'INVALID_ARGUMENT';
+
+  constructor() {
+    super('malformed HTTP request');
+  }
+}
+
+/** A known path asked with a method it does not answer. */
+export class MethodNotAllowedError extends RouterError {
+  readonly code = 'METHOD_NOT_ALLOWED';
+
+  constructor(
+    readonly method: string,
+    readonly allow: readonly string[],
+  ) {
+    super(`method ${method} is not allowed here (allowed: ${allow.join(', ')})`);
   }
 }

@@ -2,23 +2,44 @@ import { type ArgumentsHost, Catch, type ExceptionFilter } from '@nestjs/common'
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
 import { describeError, errorBody } from '../errors/error-view';
+import { MethodNotAllowedError } from '../errors/router.errors';
+import type { RouteMethodIndex } from './route-methods.index';
 
 /**
  * Every error leaving an HTTP handler becomes `{error: {code, message, details?}}` with the
- * status from the error table (plus Retry-After on 429s). Also installed as Fastify's own error
- * handler, so body-parsing failures (413, bad JSON) get the same shape.
+ * status from the error table (plus Retry-After on 429s, Allow on 405s). Also installed as
+ * Fastify's own error handler, so body-parsing failures (413, 415, bad JSON) get the same shape.
  */
 @Catch()
 export class HttpErrorFilter implements ExceptionFilter {
-  constructor(private readonly logger: Logger) {}
+  constructor(
+    private readonly logger: Logger,
+    private readonly routes?: RouteMethodIndex,
+  ) {}
 
   catch(err: unknown, host: ArgumentsHost): void {
     const http = host.switchToHttp();
     this.reply(err, http.getRequest<FastifyRequest>(), http.getResponse<FastifyReply>());
   }
 
-  reply(err: unknown, request: FastifyRequest, reply: FastifyReply): void {
-    const view = describeError(err);
+  reply(thrown: unknown, request: FastifyRequest, reply: FastifyReply): void {
+    let view = describeError(thrown);
+    let err = thrown;
+    if (view.code === 'ROUTE_NOT_FOUND' && this.routes) {
+      const allow = this.routes.allowed(request.url);
+      if (allow.length > 0) {
+        err = new MethodNotAllowedError(request.method, allow);
+        view = describeError(err);
+        void reply.header('allow', allow.join(', '));
+      }
+    }
+    if (view.code === 'UNSUPPORTED_MEDIA_TYPE') {
+      const got = request.headers['content-type'];
+      view = {
+        ...view,
+        message: `content-type must be application/json (got ${got ? `'${got}'` : 'none'})`,
+      };
+    }
     if (view.serverFault) {
       this.logger.error(
         { err, requestId: request.headers['x-request-id'], url: request.url },

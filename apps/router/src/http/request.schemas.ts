@@ -17,11 +17,22 @@ export const predictBatchSchema = z
 
 export const tokenizeSchema = predictSchema;
 
-/** Validates a decoded request once, at the edge, into the typed command the core takes. */
-export function parseRequest<S extends ZodTypeAny>(schema: S, input: unknown): z.output<S> {
+/**
+ * Validates a decoded request once, at the edge, into the typed command the core takes.
+ * `at` names where the value came from when it is not the body (`query.limit`,
+ * `header.x-mesh-expected-epoch`), so the issue path says so.
+ */
+export function parseRequest<S extends ZodTypeAny>(
+  schema: S,
+  input: unknown,
+  at?: string,
+): z.output<S> {
   const result = schema.safeParse(input ?? undefined);
   if (result.success) return result.data as z.output<S>;
   throw new RequestValidationError(
-    result.error.issues.map((i) => ({ path: i.path.join('.'), message: i.message })),
+    result.error.issues.map((i) => ({
+      path: [...(at === undefined ? [] : [at]), ...i.path].join('.'),
+      message: i.message,
+    })),
   );
 }

@@ -1,0 +1,27 @@
+import { STATUS_CODES } from 'node:http';
+import type { Socket } from 'node:net';
+import { describeError, errorBody } from '../errors/error-view';
+import { HeadersTooLargeError, MalformedHttpRequestError } from '../errors/router.errors';
+
+/**
+ * Answers HTTP requests Node could not even parse (headers over the limit, bad framing) in
+ * the router's error shape; Fastify's default writes its own `{statusCode, error, message}`.
+ */
+export function answerClientError(err: NodeJS.ErrnoException, socket: Socket): void {
+  if (err.code === 'ECONNRESET' || socket.destroyed) return;
+  const view = describeError(
+    err.code === 'HPE_HEADER_OVERFLOW'
+      ? new HeadersTooLargeError()
+      : new MalformedHttpRequestError(),
+  );
+  const status = view.mapping.http;
+  const body = JSON.stringify(errorBody(view));
+  if (socket.writable) {
+    socket.write(
+      `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ''}\r\n` +
+        `Content-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
+        `Connection: close\r\n\r\n${body}`,
+    );
+  }
+  socket.destroy();
+}

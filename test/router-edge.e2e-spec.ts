@@ -1,0 +1,250 @@
+/* eslint-disable @typescript-eslint/no-explicit-any -- wire JSON and grpc-js dynamic clients are untyped by nature */
+import { createRedisClient } from '@mesh/config';
+import type Redis from 'ioredis';
+import { request } from 'node:http';
+import { uniquePrefix } from './support/app-process';
+import {
+  ACME_KEY,
+  ADMIN_KEY,
+  GLOBEX_KEY,
+  call,
+  grpcCall,
+  predictorClient,
+  startMesh,
+  type Mesh,
+} from './router-e2e.helpers';
+
+/**
+ * The router's HTTP/gRPC edge as a client meets it: one error shape and the right status for
+ * every transport-level mistake, the admin key guard on every admin endpoint, admin bodies
+ * validated by the routing lib's schemas, and the audit actor taken from configuration.
+ */
+jest.setTimeout(60_000);
+
+const prefix = uniquePrefix(__filename);
+let mesh: Mesh;
+let redis: Redis;
+
+beforeAll(async () => {
+  mesh = await startMesh(prefix, { routerEnv: { ADMIN_ACTOR: 'ops-team' } });
+  redis = createRedisClient('redis://127.0.0.1:6379', 'router-edge-e2e');
+  const r = await call(mesh.http, 'PUT', '/v1/admin/routes', {
+    key: ADMIN_KEY,
+    body: {
+      tenant: 'acme',
+      task: 'acme-only',
+      model: 'sentiment-en',
+      versions: [{ version: 1, weight: 1 }],
+    },
+  });
+  expect(r.status).toBe(200);
+}, 120_000);
+
+afterAll(async () => {
+  await mesh?.stop();
+  if (redis) {
+    const keys = await redis.keys(`${prefix}*`);
+    if (keys.length > 0) await redis.del(...keys);
+    await redis.quit();
+  }
+});
+
+/** A raw HTTP/1.1 request (fetch always adds a content-type to a string body). */
+function rawRequest(
+  path: string,
+  {
+    method = 'POST',
+    headers = {},
+    body,
+  }: { method?: string; headers?: Record<string, string>; body?: string },
+): Promise<{ status: number; headers: Record<string, unknown>; body: any }> {
+  return new Promise((resolve, reject) => {
+    const req = request(`${mesh.http}${path}`, { method, headers }, (res) => {
+      let text = '';
+      res.setEncoding('utf8');
+      res.on('data', (d: string) => (text += d));
+      res.on('end', () =>
+        resolve({ status: res.statusCode ?? 0, headers: res.headers, body: JSON.parse(text) }),
+      );
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+describe('item 6: error shapes and statuses', () => {
+  it('431 in the error shape for headers over the limit (not Fastify’s own shape)', async () => {
+    const r = await rawRequest('/v1/tasks', {
+      method: 'GET',
+      headers: { authorization: `Bearer ${ACME_KEY}`, 'x-filler': 'a'.repeat(20_000) },
+    });
+    expect(r.status).toBe(431);
+    expect(r.body).toEqual({
+      error: { code: 'HEADERS_TOO_LARGE', message: 'request headers exceed the size limit' },
+    });
+  });
+
+  it('answers a task the tenant may not call exactly like an unknown task, over HTTP and gRPC', async () => {
+    const predict = (key: string, task: string) =>
+      call(mesh.http, 'POST', '/v1/predict', { key, body: { task, text: 'x' } });
+    // globex may not call intent; acme-only is another tenant's private route; no-such exists nowhere.
+    const answers = [
+      await predict(GLOBEX_KEY, 'intent'),
+      await predict(GLOBEX_KEY, 'acme-only'),
+      await predict(GLOBEX_KEY, 'no-such'),
+    ];
+    for (const [i, task] of ['intent', 'acme-only', 'no-such'].entries()) {
+      expect(answers[i]!.status).toBe(404);
+      expect(answers[i]!.body).toEqual({
+        error: { code: 'TASK_NOT_FOUND', message: `unknown task '${task}'`, details: { task } },
+      });
+    }
+    const client = predictorClient(mesh.grpcAddress);
+    try {
+      const md = { authorization: `Bearer ${GLOBEX_KEY}` };
+      for (const task of ['intent', 'acme-only', 'no-such']) {
+        const g = await grpcCall(client, 'Predict', { task, text: 'x' }, md);
+        expect(g.error?.code).toBe(5);
+        expect(g.error?.details).toBe(`unknown task '${task}'`);
+        expect(g.error?.metadata.get('x-mesh-error-code')).toEqual(['TASK_NOT_FOUND']);
+      }
+    } finally {
+      client.close();
+    }
+  });
+
+  it('405 with Allow for a known path asked with the wrong method; 404 for an unknown path', async () => {
+    const get = await call(mesh.http, 'GET', '/v1/predict', { key: ACME_KEY });
+    expect(get.status).toBe(405);
+    expect(get.headers.get('allow')).toBe('POST');
+    expect(get.body.error).toMatchObject({
+      code: 'METHOD_NOT_ALLOWED',
+      details: { allow: ['POST'] },
+    });
+    const batch = await call(mesh.http, 'GET', '/v1/predict:batch', { key: ACME_KEY });
+    expect(batch.status).toBe(405);
+    const del = await call(mesh.http, 'DELETE', '/v1/admin/routes/acme/x/y', { key: ADMIN_KEY });
+    expect(del.status).toBe(404);
+    expect(del.body.error.code).toBe('ROUTE_NOT_FOUND');
+  });
+
+  it('415 for a JSON route sent without a content type or with a form content type', async () => {
+    const body = JSON.stringify({ task: 'sentiment', text: 'fine' });
+    const auth = { authorization: `Bearer ${ACME_KEY}` };
+    const none = await rawRequest('/v1/predict', {
+      headers: { ...auth, 'content-length': String(Buffer.byteLength(body)) },
+      body,
+    });
+    expect(none.status).toBe(415);
+    expect(none.body.error).toEqual({
+      code: 'UNSUPPORTED_MEDIA_TYPE',
+      message: 'content-type must be application/json (got none)',
+    });
+    const form = await rawRequest('/v1/predict', {
+      headers: { ...auth, 'content-type': 'application/x-www-form-urlencoded' },
+      body,
+    });
+    expect(form.status).toBe(415);
+    expect(form.body.error.message).toContain('application/x-www-form-urlencoded');
+    const json = await rawRequest('/v1/predict', {
+      headers: { ...auth, 'content-type': 'application/json; charset=utf-8' },
+      body,
+    });
+    expect(json.status).toBe(200);
+  });
+
+  it('labels query and header errors by where they came from, not "(body)"', async () => {
+    const q = await call(mesh.http, 'GET', '/v1/admin/audit?limit=abc', { key: ADMIN_KEY });
+    expect(q.status).toBe(400);
+    expect(q.body.error.details.issues[0].path).toBe('query.limit');
+    expect(q.body.error.message).toBe('invalid request: query.limit: must be a number');
+    const h = await call(mesh.http, 'DELETE', '/v1/admin/routes/acme/acme-only', {
+      key: ADMIN_KEY,
+      headers: { 'x-mesh-expected-epoch': 'soon' },
+    });
+    expect(h.status).toBe(400);
+    expect(h.body.error.details.issues[0].path).toBe('header.x-mesh-expected-epoch');
+  });
+
+  it('names a __proto__ key as a reserved key (400 INVALID_ARGUMENT), not "not valid JSON"', async () => {
+    const r = await call(mesh.http, 'POST', '/v1/predict', {
+      key: ACME_KEY,
+      raw: '{"task":"sentiment","text":"x","__proto__":{"polluted":1}}',
+    });
+    expect(r.status).toBe(400);
+    expect(r.body.error).toMatchObject({
+      code: 'INVALID_ARGUMENT',
+      message: 'invalid request: __proto__: is a reserved key',
+    });
+    const bad = await call(mesh.http, 'POST', '/v1/predict', { key: ACME_KEY, raw: '{"task": ' });
+    expect(bad.status).toBe(400);
+    expect(bad.body.error.code).toBe('INVALID_JSON');
+  });
+});
+
+describe('item 8: the admin guard and admin body validation', () => {
+  const endpoints: [string, string][] = [
+    ['GET', '/v1/admin/table'],
+    ['GET', '/v1/admin/routes'],
+    ['PUT', '/v1/admin/routes'],
+    ['DELETE', '/v1/admin/routes/acme/acme-only'],
+    ['GET', '/v1/admin/tenants'],
+    ['PUT', '/v1/admin/tenants'],
+    ['DELETE', '/v1/admin/tenants/acme'],
+    ['GET', '/v1/admin/audit'],
+    ['POST', '/v1/admin/reseed'],
+  ];
+
+  it.each(endpoints)('%s %s: 401 without a key, 403 with a tenant key', async (method, path) => {
+    const body = method === 'PUT' ? {} : undefined;
+    const none = await call(mesh.http, method, path, { body });
+    expect(none.status).toBe(401);
+    expect(none.body.error.code).toBe('UNAUTHENTICATED');
+    const tenant = await call(mesh.http, method, path, { key: ACME_KEY, body });
+    expect(tenant.status).toBe(403);
+    expect(tenant.body.error.code).toBe('ADMIN_FORBIDDEN');
+  });
+
+  it('validates an admin body with the routing schema, naming the field', async () => {
+    const r = await call(mesh.http, 'PUT', '/v1/admin/routes', {
+      key: ADMIN_KEY,
+      body: {
+        tenant: 'acme',
+        task: 't',
+        model: 'sentiment-en',
+        versions: [{ version: 1, weight: 'x' }],
+      },
+    });
+    expect(r.status).toBe(400);
+    expect(r.body.error.code).toBe('INVALID_ROUTING_CONFIG');
+    expect(r.body.error.details.issues).toEqual([
+      { path: 'versions[0].weight', message: 'must be a number' },
+    ]);
+    const notObject = await call(mesh.http, 'PUT', '/v1/admin/tenants', {
+      key: ADMIN_KEY,
+      body: [1],
+    });
+    expect(notObject.status).toBe(400);
+    expect(notObject.body.error.code).toBe('INVALID_ROUTING_CONFIG');
+  });
+});
+
+describe('item 10: admin edits are audited under the configured actor and logged', () => {
+  it('records ADMIN_ACTOR as who, and logs one admin-edit line per edit', async () => {
+    const audit = await call(mesh.http, 'GET', '/v1/admin/audit?limit=50', { key: ADMIN_KEY });
+    const edit = (audit.body.entries as any[]).find((e) => e.target === 'acme/acme-only');
+    expect(edit).toMatchObject({ who: 'ops-team', action: 'route.upsert' });
+    const lines = mesh.router.logs
+      .filter((l) => l.includes('"admin-edit"'))
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
+    expect(lines).toContainEqual(
+      expect.objectContaining({
+        event: 'admin-edit',
+        actor: 'ops-team',
+        action: 'route.upsert',
+        target: 'acme/acme-only',
+        epoch: edit.epoch,
+      }),
+    );
+  });
+});

@@ -4,15 +4,18 @@
  *   npm run mesh -- show          print the current table and epoch
  *   npm run mesh -- audit [n]     print the newest n audit entries (default 20)
  * Uses REDIS_URL, REDIS_KEY_PREFIX and MESH_CONFIG like the apps.
+ *   npm run mesh -- model add|check ...   bring your own model (scripts/model-cli, no Redis)
  */
 import { createRedisClient, keyPrefix, loadConfig, redisUrl } from '@mesh/config';
 import { RoutingTableRepository, seedFromMeshConfig } from '@mesh/routing';
 import { z } from 'zod';
+import { runModelCommand } from './model-cli/model-cli.command';
 
-const USAGE = 'usage: npm run mesh -- reseed | show | audit [n]';
+const USAGE = 'usage: npm run mesh -- reseed | show | audit [n] | model add|check ...';
 
 async function main(): Promise<number> {
   const [command, arg] = process.argv.slice(2);
+  if (command === 'model') return runModelCommand(process.argv.slice(3));
   const config = loadConfig('mesh', {
     REDIS_URL: redisUrl,
     REDIS_KEY_PREFIX: keyPrefix,

@@ -19,6 +19,11 @@ export interface BertModelSpec {
   vocabSize: number;
   dims: BertDimensions;
   head: BertHead;
+  /**
+   * Input axes; default `batch` × `sequence`, both dynamic. A number fixes that axis (as an
+   * export without dynamic axes does), e.g. `{ batch: 1, sequence: 512 }`.
+   */
+  axes?: { batch: number | string; sequence: number | string };
 }
 
 /** Bumped whenever the graph or weight recipe changes (changes every hash). */
@@ -204,7 +209,7 @@ function buildGraph(spec: BertModelSpec): OnnxModel['graph'] {
   const g = new OnnxGraphBuilder();
   const p = new SeededParams(g, spec.seed);
   const ctx: Ctx = { g, p, dims: spec.dims, c: constants(g, p, spec.dims) };
-  const dynamic = ['batch', 'sequence'];
+  const dynamic = [spec.axes?.batch ?? 'batch', spec.axes?.sequence ?? 'sequence'];
   const inputIds = g.input('input_ids', OnnxDataType.INT64, dynamic);
   const attentionMask = g.input('attention_mask', OnnxDataType.INT64, dynamic);
   const tokenTypeIds = g.input('token_type_ids', OnnxDataType.INT64, dynamic);
@@ -218,7 +223,7 @@ function buildGraph(spec: BertModelSpec): OnnxModel['graph'] {
     g.exposeAs(hidden, 'last_hidden_state', OnnxDataType.FLOAT, [...dynamic, spec.dims.hidden]);
   } else {
     const logits = classifierHead(ctx, hidden, spec.head.numLabels);
-    g.exposeAs(logits, 'logits', OnnxDataType.FLOAT, ['batch', spec.head.numLabels]);
+    g.exposeAs(logits, 'logits', OnnxDataType.FLOAT, [dynamic[0]!, spec.head.numLabels]);
   }
   return g.build(spec.name);
 }

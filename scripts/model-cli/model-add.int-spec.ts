@@ -1,0 +1,274 @@
+import { createHash } from 'node:crypto';
+import {
+  cpSync,
+  mkdtempSync,
+  readFileSync,
+  readdirSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, relative } from 'node:path';
+import {
+  ModelRepositoryReader,
+  parseModelConfigDetailed,
+  readPreprocessManifest,
+} from '@mesh/model-repository';
+import { PreprocessingService } from '@mesh/preprocessing';
+import {
+  addArgs,
+  DEMO,
+  runModelCli,
+  stripDemoModel,
+  writeVariantModel,
+  type ExportedFiles,
+} from './testing/exported-model.fixture';
+
+// Each case runs the CLI as its own process (tsx + onnxruntime) on a shared machine.
+jest.setTimeout(180_000);
+
+let work: string;
+let exported: ExportedFiles;
+
+/** Every file under `dir` (hidden ones included) with its sha256, by relative path. */
+function snapshot(dir: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  const walk = (d: string) => {
+    for (const name of readdirSync(d)) {
+      const path = join(d, name);
+      if (statSync(path).isDirectory()) walk(path);
+      else out[relative(dir, path)] = createHash('sha256').update(readFileSync(path)).digest('hex');
+    }
+  };
+  walk(dir);
+  return out;
+}
+
+const read = (path: string) => readFileSync(path, 'utf8');
+
+beforeAll(() => {
+  work = mkdtempSync(join(tmpdir(), 'model-add-'));
+  exported = stripDemoModel(join(work, 'export'));
+});
+
+afterAll(() => rmSync(work, { recursive: true, force: true }));
+
+describe('mesh model add into an empty repository', () => {
+  let repo: string;
+
+  beforeAll(() => {
+    repo = join(work, 'empty-repo');
+  });
+
+  it('writes a new model whose files are what the generator writes for the same model', async () => {
+    const run = await runModelCli(
+      addArgs(repo, 'sentiment-byo', exported, ['--max-batch-size', '64']),
+    );
+    expect(run.stderr).not.toMatch(/PROBLEM|refused/);
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain('added the new model sentiment-byo with version 1');
+    expect(run.stdout).toMatch(
+      /padding invariance: max \|batch 4 - batch 1\| = \S+ \(limit 1e-4\)/,
+    );
+    expect(run.stdout).toContain('probe predictions:');
+    expect(run.stdout).toContain('labels:    3 (negative, neutral, positive)');
+
+    expect(Object.keys(snapshot(repo)).sort()).toEqual([
+      'sentiment-byo/1/model.onnx',
+      'sentiment-byo/1/preprocess.json',
+      'sentiment-byo/1/tokenizer.json',
+      'sentiment-byo/config.pbtxt',
+      'sentiment-byo/labels.txt',
+    ]);
+    const demo = join(DEMO, 'sentiment-en');
+    expect(read(join(repo, 'sentiment-byo', 'config.pbtxt'))).toBe(
+      read(join(demo, 'config.pbtxt')).replace('name: "sentiment-en"', 'name: "sentiment-byo"'),
+    );
+    expect(read(join(repo, 'sentiment-byo', '1', 'preprocess.json'))).toBe(
+      read(join(demo, '1', 'preprocess.json')),
+    );
+    expect(read(join(repo, 'sentiment-byo', 'labels.txt'))).toBe(read(join(demo, 'labels.txt')));
+  });
+
+  it("passes the project's own config, manifest and preprocessing validation", async () => {
+    const entries = await new ModelRepositoryReader(repo).readAll();
+    expect(entries.map((e) => [e.name, e.error, e.warnings, e.versionsSelected])).toEqual([
+      ['sentiment-byo', undefined, [], [1]],
+    ]);
+    const entry = entries[0]!;
+    const text = read(join(repo, 'sentiment-byo', 'config.pbtxt'));
+    expect(parseModelConfigDetailed(text, 'config.pbtxt').ignoredFields).toEqual([]);
+    const versionDir = join(repo, 'sentiment-byo', '1');
+    const manifest = await readPreprocessManifest(versionDir);
+    const modelSha = createHash('sha256').update(readFileSync(exported.onnx)).digest('hex');
+    expect(manifest.model.sha256).toBe(modelSha);
+    expect(entry.config!.parameters.model_sha256_v1?.stringValue).toBe(modelSha);
+    const preprocessor = await new PreprocessingService().load({
+      model: 'sentiment-byo',
+      version: 1,
+      versionDir,
+      manifest,
+      config: entry.config!,
+      labels: entry.labels?.logits,
+    });
+    expect(preprocessor.encode([{ text: 'hello world' }]).tensors.map((t) => t.name)).toEqual([
+      'input_ids',
+      'attention_mask',
+      'token_type_ids',
+    ]);
+  });
+
+  it('passes mesh model check', async () => {
+    const run = await runModelCli(['check', '--repository', repo]);
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain('ok sentiment-byo/1');
+    expect(run.stdout).toContain('checked 1 model(s), 1 version(s): 0 problem(s)');
+  });
+
+  it('refuses an existing version without --force and changes nothing', async () => {
+    const before = snapshot(repo);
+    const run = await runModelCli(addArgs(repo, 'sentiment-byo', exported, ['--version', '1']));
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain(
+      `sentiment-byo/1 already exists in ${repo}; pass --force to replace it, or choose another --version`,
+    );
+    expect(snapshot(repo)).toEqual(before);
+  });
+
+  it('rewrites byte for byte when run twice with --force', async () => {
+    const before = snapshot(repo);
+    const force = ['--version', '1', '--force', '--max-batch-size', '64'];
+    const first = await runModelCli(addArgs(repo, 'sentiment-byo', exported, force));
+    expect(first.code).toBe(0);
+    expect(first.stdout).toContain('replaced version 1 of the existing model sentiment-byo');
+    const afterFirst = snapshot(repo);
+    const second = await runModelCli(addArgs(repo, 'sentiment-byo', exported, force));
+    expect(second.code).toBe(0);
+    expect(snapshot(repo)).toEqual(afterFirst);
+    expect(afterFirst).toEqual(before);
+  });
+});
+
+describe('mesh model add to a repository where the model exists', () => {
+  it('adds the next version to the existing config and keeps its labels', async () => {
+    const repo = join(work, 'existing-repo');
+    cpSync(join(DEMO, 'sentiment-en'), join(repo, 'sentiment-en'), { recursive: true });
+    const configBefore = read(join(repo, 'sentiment-en', 'config.pbtxt'));
+    const labelsBefore = read(join(repo, 'sentiment-en', 'labels.txt'));
+    const run = await runModelCli(addArgs(repo, 'sentiment-en', exported));
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain('added version 2 of the existing model sentiment-en');
+    const sha = createHash('sha256').update(readFileSync(exported.onnx)).digest('hex');
+    expect(read(join(repo, 'sentiment-en', 'config.pbtxt'))).toBe(
+      `${configBefore}parameters {\n  key: "model_sha256_v2"\n  value: { string_value: "${sha}" }\n}\n`,
+    );
+    expect(read(join(repo, 'sentiment-en', 'labels.txt'))).toBe(labelsBefore);
+    const entry = await new ModelRepositoryReader(repo).readModel('sentiment-en');
+    expect(entry?.versionsSelected).toEqual([1, 2]);
+    const check = await runModelCli(['check', '--repository', repo, '--name', 'sentiment-en']);
+    expect(check.code).toBe(0);
+    expect(check.stdout).toContain('checked 1 model(s), 2 version(s): 0 problem(s)');
+  });
+
+  it('refuses labels that differ from the model’s label file', async () => {
+    const repo = join(work, 'existing-labels');
+    cpSync(join(DEMO, 'sentiment-en'), join(repo, 'sentiment-en'), { recursive: true });
+    const labels = join(work, 'reordered-labels.txt');
+    writeFileSync(labels, 'positive\nneutral\nnegative\n');
+    const before = snapshot(repo);
+    const run = await runModelCli(
+      addArgs(repo, 'sentiment-en', { ...exported, labels }, ['--version', '2']),
+    );
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain('the labels differ from sentiment-en/labels.txt');
+    expect(snapshot(repo)).toEqual(before);
+  });
+});
+
+describe('mesh model add refuses what cannot be served', () => {
+  let repo: string;
+
+  beforeEach(() => {
+    repo = mkdtempSync(join(work, 'refusals-'));
+  });
+
+  afterEach(() => {
+    // A refusal never leaves a model, a version or a staging directory behind.
+    expect(readdirSync(repo)).toEqual([]);
+  });
+
+  it('fixed sequence dims [1, 512] (field report A), saying how to re-export', async () => {
+    const onnx = writeVariantModel(join(work, 'fixed.onnx'), { batch: 1, sequence: 512 });
+    const run = await runModelCli(addArgs(repo, 'fixed', { ...exported, onnx }));
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain('refused (SIGNATURE_UNSUPPORTED)');
+    expect(run.stderr).toContain(
+      "input 'input_ids' has a fixed sequence length 512 (shape [1, 512]); the mesh pads each batch only to its longest text, so the sequence axis must be dynamic: re-export with dynamic axes, e.g. torch.onnx.export(..., dynamic_axes={'input_ids': {0: 'batch', 1: 'sequence'}",
+    );
+    expect(run.stderr).toContain("input 'attention_mask' has a fixed sequence length 512");
+  });
+
+  it('a static batch axis', async () => {
+    const onnx = writeVariantModel(join(work, 'static-batch.onnx'), {
+      batch: 1,
+      sequence: 'sequence',
+    });
+    const run = await runModelCli(addArgs(repo, 'static', { ...exported, onnx }));
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain(
+      "input 'input_ids' has a static batch axis 1 (shape [1, sequence]); dynamic batching needs a dynamic batch axis",
+    );
+    expect(run.stderr).toContain("output 'logits' has a static batch axis 1 (shape [1, 3])");
+    expect(run.stderr).not.toContain('fixed sequence');
+  });
+
+  it('a label count that differs from the output', async () => {
+    const labels = join(work, 'four-labels.txt');
+    writeFileSync(labels, 'a\nb\nc\nd\n');
+    const run = await runModelCli(addArgs(repo, 'labels', { ...exported, labels }));
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain('refused (LABEL_COUNT_MISMATCH)');
+    expect(run.stderr).toContain(
+      "output 'logits' has 3 classes (shape [batch, 3]) but labels.txt has 4 labels",
+    );
+  });
+
+  it('a tokenizer the pipeline cannot load', async () => {
+    const tokenizer = join(work, 'bpe-tokenizer.json');
+    writeFileSync(
+      tokenizer,
+      JSON.stringify({ version: '1.0', model: { type: 'BPE', vocab: {}, merges: [] } }),
+    );
+    const run = await runModelCli(addArgs(repo, 'tok', { ...exported, tokenizer }));
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain('tok/1 failed validation; nothing was written');
+    expect(run.stderr).toContain('tokenizer.json is not a usable BERT WordPiece tokenizer');
+  });
+});
+
+describe('mesh model check', () => {
+  it('fails a repository whose manifest no longer matches the model bytes', async () => {
+    const repo = join(work, 'tampered');
+    cpSync(join(DEMO, 'sentiment-en'), join(repo, 'sentiment-en'), { recursive: true });
+    const file = join(repo, 'sentiment-en', '1', 'preprocess.json');
+    writeFileSync(
+      file,
+      read(file).replace(
+        /"model": \{\n\s*"sha256": "[0-9a-f]+"/,
+        `"model": {\n    "sha256": "${'0'.repeat(64)}"`,
+      ),
+    );
+    const run = await runModelCli(['check', '--repository', repo]);
+    expect(run.code).toBe(1);
+    expect(run.stdout).toContain('FAILED sentiment-en/1');
+    expect(run.stdout).toContain(`but preprocess.json pins model.sha256 ${'0'.repeat(64)}`);
+    expect(run.stdout).toContain('checked 1 model(s), 1 version(s): 1 problem(s)');
+  });
+
+  it('answers usage errors with exit code 2', async () => {
+    const run = await runModelCli(['check']);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain('--repository is required');
+  });
+});

@@ -60,3 +60,36 @@ export {
   type PickOptions,
   type PickedVersion,
 } from './weighted-version-picker';
+export { histogramQuantile, latencyBucket, LATENCY_BOUNDS_MS } from './latency-histogram';
+export {
+  PrometheusTrafficSignalSource,
+  buildSignalQueries,
+  type PrometheusTrafficSignalSourceOptions,
+  type SignalQueries,
+} from './prometheus-traffic-signal.source';
+export {
+  RedisTrafficSignalSource,
+  type RedisTrafficSignalSourceOptions,
+} from './redis-traffic-signal.source';
+export {
+  RouterHeartbeatRepository,
+  type RouterHeartbeatRepositoryOptions,
+} from './router-heartbeat.repository';
+export type {
+  CanAllRouteResult,
+  ModelVersionRef,
+  RouteBlocker,
+  RouterHeartbeat,
+} from './router-heartbeat.types';
+export {
+  TrafficSignalRecorder,
+  type TrafficSample,
+  type TrafficSignalRecorderOptions,
+} from './traffic-signal.recorder';
+export {
+  VERSION_ERROR_CODES,
+  isVersionError,
+  type TrafficSignalQuery,
+  type TrafficSignalSource,
+  type VersionSignals,
+} from './traffic-signal.types';

@@ -10,6 +10,7 @@ import {
   RoutingValidationError,
   TooManyInFlightError,
   UnauthenticatedError,
+  VERSION_ERROR_CODES,
 } from '@mesh/routing';
 import { InputTooLargeError, InputValidationError, OutputShapeError } from '@mesh/preprocessing';
 import { BadBackendResponseError } from '@mesh/inference';
@@ -217,5 +218,15 @@ describe('error table', () => {
       message: 'invalid request: texts.3: must be a string',
       details: { issues: [{ path: 'texts.3', message: 'must be a string' }] },
     });
+  });
+});
+
+describe('traffic signals error classes', () => {
+  it('count exactly the server-side (5xx) codes as a version’s errors', () => {
+    const serverSide = Object.entries(ERROR_TABLE)
+      .filter(([, m]) => m.http >= 500)
+      .map(([code]) => code)
+      .sort();
+    expect([...VERSION_ERROR_CODES].sort()).toEqual(serverSide);
   });
 });

@@ -1,0 +1,111 @@
+import type { Redis } from 'ioredis';
+import { latencyBucket } from './latency-histogram';
+import { signalBucketKey, signalField } from './traffic-signal.keys';
+import { isVersionError } from './traffic-signal.types';
+
+export interface TrafficSignalRecorderOptions {
+  /** `REDIS_KEY_PREFIX`. */
+  keyPrefix: string;
+  /** Length of one time bucket; readers must use the same. Default 5 s. */
+  bucketMs?: number;
+  /** How long a bucket is kept in Redis. Default 1 h. */
+  retentionSeconds?: number;
+  /** How often the in-memory counts go to Redis. Default 1 s. */
+  flushIntervalMs?: number;
+  now?: () => number;
+  /** Called when a flush fails (its counts are dropped, never double-counted). */
+  onFlushError?: (err: unknown) => void;
+}
+
+/** One finished request that reached a version. */
+export interface TrafficSample {
+  task: string;
+  model: string;
+  version: number;
+  /** `ok` or the error code. */
+  outcome: string;
+  latencyMs: number;
+}
+
+/**
+ * Aggregates per-(task, model, version) request counts, error counts by class and a latency
+ * histogram in memory, keyed by the time bucket the request finished in, and flushes them to
+ * Redis on a timer with HINCRBY: recording is a few map updates, the request path never waits
+ * on Redis, and several routers add into the same buckets.
+ */
+export class TrafficSignalRecorder {
+  readonly bucketMs: number;
+  private readonly retentionMs: number;
+  private readonly flushIntervalMs: number;
+  private readonly now: () => number;
+  private pending = new Map<number, Map<string, number>>();
+  private timer?: NodeJS.Timeout;
+  private flushing?: Promise<void>;
+
+  constructor(
+    private readonly redis: Redis,
+    private readonly options: TrafficSignalRecorderOptions,
+  ) {
+    this.bucketMs = options.bucketMs ?? 5000;
+    this.retentionMs = (options.retentionSeconds ?? 3600) * 1000;
+    this.flushIntervalMs = options.flushIntervalMs ?? 1000;
+    this.now = options.now ?? Date.now;
+  }
+
+  record(s: TrafficSample): void {
+    const start = Math.floor(this.now() / this.bucketMs) * this.bucketMs;
+    let bucket = this.pending.get(start);
+    if (!bucket) {
+      bucket = new Map();
+      this.pending.set(start, bucket);
+    }
+    add(bucket, signalField(s.task, s.model, s.version, 'r'));
+    if (s.outcome === 'ok') {
+      add(bucket, signalField(s.task, s.model, s.version, `l:${latencyBucket(s.latencyMs)}`));
+    } else if (isVersionError(s.outcome)) {
+      add(bucket, signalField(s.task, s.model, s.version, `e:${s.outcome}`));
+    }
+  }
+
+  start(): void {
+    this.timer ??= setInterval(() => void this.flush(), this.flushIntervalMs);
+    this.timer.unref();
+  }
+
+  /** Stops the timer and writes what is still in memory. */
+  async close(): Promise<void> {
+    clearInterval(this.timer);
+    this.timer = undefined;
+    await this.flush();
+  }
+
+  /** Writes the counts gathered so far (flushes never overlap; a second call joins the first). */
+  async flush(): Promise<void> {
+    while (this.flushing) await this.flushing;
+    if (this.pending.size === 0) return;
+    const batch = this.pending;
+    this.pending = new Map();
+    this.flushing = this.write(batch)
+      .catch((err: unknown) => this.options.onFlushError?.(err))
+      .finally(() => {
+        this.flushing = undefined;
+      });
+    await this.flushing;
+  }
+
+  private async write(batch: Map<number, Map<string, number>>): Promise<void> {
+    const tx = this.redis.multi();
+    for (const [start, fields] of batch) {
+      const key = signalBucketKey(this.options.keyPrefix, start);
+      for (const [field, n] of fields) tx.hincrby(key, field, n);
+      tx.pexpireat(key, start + this.bucketMs + this.retentionMs);
+    }
+    const results = await tx.exec();
+    const failed = results?.find(([err]) => err !== null)?.[0];
+    if (failed) throw failed;
+  }
+}
+
+function add(bucket: Map<string, number>, field: string): void {
+  bucket.set(field, (bucket.get(field) ?? 0) + 1);
+}

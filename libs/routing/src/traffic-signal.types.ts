@@ -1,0 +1,50 @@
+/** Traffic of one version (or task) over a window, across every router. */
+export interface VersionSignals {
+  requests: number;
+  /** Requests the version failed (server-side error classes, see VERSION_ERROR_CODES). */
+  errors: number;
+  errorsByClass: Record<string, number>;
+  /** errors / requests; 0 without requests. */
+  errorRate: number;
+  /** requests / window length in seconds. */
+  ratePerSecond: number;
+  /** Latency percentiles of successful requests; null without any. */
+  p50Ms: number | null;
+  p99Ms: number | null;
+}
+
+export interface TrafficSignalQuery {
+  task: string;
+  /** Omitted: every model of the task. */
+  model?: string;
+  /** Omitted: every version (of `model`, or of the task). */
+  version?: number;
+  /** Window start, unix ms (inclusive). */
+  fromMs: number;
+  /** Window end, unix ms (exclusive). */
+  toMs: number;
+}
+
+/** Where rollout gates, the low-load detector and dashboards read per-version traffic. */
+export interface TrafficSignalSource {
+  read(q: TrafficSignalQuery): Promise<VersionSignals>;
+}
+
+/**
+ * Outcomes that count as the version's error: the server-side classes (HTTP 5xx). Client
+ * mistakes (bad input, text too long) count as requests only, so users cannot fail a gate.
+ */
+export const VERSION_ERROR_CODES: readonly string[] = [
+  'INTERNAL',
+  'BAD_BACKEND_RESPONSE',
+  'OUTPUT_SHAPE_MISMATCH',
+  'BACKEND_UNAVAILABLE',
+  'VERSION_UNROUTABLE',
+  'ROUTING_TABLE_MISSING',
+  'SHUTTING_DOWN',
+  'BACKEND_TIMEOUT',
+];
+
+export function isVersionError(outcome: string): boolean {
+  return outcome !== 'ok' && (VERSION_ERROR_CODES.includes(outcome) || outcome.startsWith('GRPC_'));
+}

@@ -118,7 +118,14 @@ describe('model host repository lifecycle (control mode explicit)', () => {
       ...bertRequest('sentiment', [tokenRow(5, 3)]),
       model_version: '1',
     });
-    expect(old.code).toBe(status.NOT_FOUND);
+    // As on Triton, the retired version stays known: UNAVAILABLE, listed as unloaded.
+    expect(old.code).toBe(status.UNAVAILABLE);
+    expect(old.details).toContain('unloaded');
+    const { models } = await client.call('RepositoryIndex', {});
+    expect(models.filter((m: Any) => m.name === 'sentiment')).toEqual([
+      { name: 'sentiment', version: '1', state: 'UNAVAILABLE', reason: 'unloaded' },
+      { name: 'sentiment', version: '2', state: 'READY', reason: '' },
+    ]);
   });
 
   it('unload lets in-flight requests finish, then answers UNAVAILABLE', async () => {

@@ -1,6 +1,7 @@
 export { DATA_TYPES, dataTypeFromNumber, type DataType, type TensorDataType } from './data-type';
 export { setModelConfigParameter } from './model-config.editor';
-export { ModelConfigParseError } from './model-config.errors';
+export { ModelConfigJsonError, ModelConfigParseError } from './model-config.errors';
+export { parseModelConfigJson, type ParsedJsonModelConfig } from './model-config-json.parser';
 export {
   parseModelConfig,
   parseModelConfigDetailed,

@@ -16,3 +16,13 @@ export class ModelConfigParseError extends Error {
     this.name = 'ModelConfigParseError';
   }
 }
+
+/** A JSON ModelConfig (e.g. the `config` parameter of a repository load) that is not valid. */
+export class ModelConfigJsonError extends Error {
+  readonly code = 'MODEL_CONFIG_INVALID';
+
+  constructor(message: string) {
+    super(message);
+    this.name = 'ModelConfigJsonError';
+  }
+}

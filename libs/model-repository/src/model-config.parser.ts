@@ -10,6 +10,7 @@ import { readOptimization, readWarmup } from './model-config.tuning';
 import type { ModelConfig } from './model-config.types';
 import { parsePbtxt } from './pbtxt.parser';
 import { MessageReader, type IgnoredField } from './pbtxt.reader';
+import type { TextMessage } from './pbtxt.types';
 
 export interface ParsedModelConfig {
   config: ModelConfig;
@@ -27,7 +28,12 @@ export function parseModelConfig(text: string, file: string): ModelConfig {
 
 /** As parseModelConfig, also listing the fields that were tolerated but ignored. */
 export function parseModelConfigDetailed(text: string, file: string): ParsedModelConfig {
-  const root = MessageReader.root(parsePbtxt(text, file), file);
+  return modelConfigFromTree(parsePbtxt(text, file), file);
+}
+
+/** Reads a parsed text-format (or JSON-derived) tree as a ModelConfig. */
+export function modelConfigFromTree(tree: TextMessage, file: string): ParsedModelConfig {
+  const root = MessageReader.root(tree, file);
   const config = readModelConfig(root);
   return { config, ignoredFields: root.ignoredFields() };
 }

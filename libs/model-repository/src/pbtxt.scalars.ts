@@ -20,7 +20,8 @@ export function describeValue(value: TextValue): string {
 
 /** Integer literal (decimal, 0x hex, leading-0 octal, optional '-') or undefined if not one. */
 export function integerLiteral(scalar: TextScalar): bigint | undefined {
-  if (scalar.type !== 'number') return undefined;
+  const jsonString = scalar.type === 'string' && scalar.fromJson === true;
+  if (scalar.type !== 'number' && !jsonString) return undefined;
   const negative = scalar.text.startsWith('-');
   const body = negative ? scalar.text.slice(1) : scalar.text;
   let magnitude: bigint;
@@ -58,7 +59,8 @@ export function toEnum<T extends string>(
   enumName: string,
 ): ScalarResult<T> {
   const names = Object.keys(values) as T[];
-  if (scalar.type === 'identifier' && (names as string[]).includes(scalar.text)) {
+  const named = scalar.type === 'identifier' || (scalar.type === 'string' && scalar.fromJson);
+  if (named && (names as string[]).includes(scalar.text)) {
     return { ok: true, value: scalar.text as T };
   }
   const number = integerLiteral(scalar);

@@ -18,6 +18,11 @@ export interface TextScalar extends SourcePosition {
   kind: 'scalar';
   type: 'identifier' | 'number' | 'string';
   text: string;
+  /**
+   * Set on strings that came from a JSON ModelConfig: protobuf's JSON mapping writes 64-bit
+   * integers and enum names as strings, so the reader accepts them where it expects those.
+   */
+  fromJson?: boolean;
 }
 
 export interface TextMessage extends SourcePosition {

@@ -2,6 +2,7 @@ import type { ModelConfig } from '@mesh/model-repository';
 import type { ModelIndexEntry, ModelManagerService } from '../repository/model-manager.service';
 import type { BatchDurations, Duration } from './inference-statistics';
 import type { InferRequest, InferResponse } from './inference.types';
+import type { LoadOptions } from './load-options';
 import { ModelNotFoundError, ModelUnavailableError } from './model-host.errors';
 import { fullDims } from './model-spec';
 
@@ -128,9 +129,9 @@ export class ModelHostService {
     return this.models.index(readyOnly);
   }
 
-  async load(name: string): Promise<void> {
+  async load(name: string, options: LoadOptions = {}): Promise<void> {
     this.models.checkControlAllowed();
-    await this.models.load(name);
+    await this.models.load(name, options.config);
   }
 
   async unload(name: string): Promise<void> {

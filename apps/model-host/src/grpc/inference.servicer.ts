@@ -3,6 +3,7 @@ import type {
   ModelConfigRequest,
   ModelInferRequest,
   ModelMetadataRequest,
+  ModelRepositoryParameter,
   ModelReadyRequest,
   ModelStatisticsRequest,
   RepositoryIndexRequest,
@@ -12,6 +13,11 @@ import type {
 import { modelConfigToProtoJson } from '@mesh/model-repository';
 import type { Logger } from 'pino';
 import { ERROR_STATUS } from '../core/error-status.map';
+import {
+  checkUnloadParameters,
+  loadOptionsFrom,
+  type LoadParameterValue,
+} from '../core/load-options';
 import { toHostError } from '../core/model-host.errors';
 import {
   SERVER_EXTENSIONS,
@@ -34,6 +40,19 @@ const UNSUPPORTED: Record<string, string> = {
   TraceSetting: 'trace settings',
   LogSettings: 'log settings',
 };
+
+/** The set member of each ModelRepositoryParameter (proto oneof) as a plain value. */
+function repositoryParameters(
+  params: Record<string, ModelRepositoryParameter> | undefined,
+): Record<string, LoadParameterValue> {
+  return Object.fromEntries(
+    Object.entries(params ?? {}).map(([k, p]) => {
+      const choice = p.parameter_choice;
+      const value = choice === undefined ? undefined : p[choice];
+      return [k, choice === 'int64_param' ? Number(value) : value];
+    }),
+  );
+}
 
 /** Hands the caller's `x-request-id` back in the response headers, for log correlation. */
 function echoRequestId(call: {
@@ -97,10 +116,11 @@ export class InferenceServicer {
         models: await h.index(r.ready ?? false),
       })),
       RepositoryModelLoad: unary(async (r: RepositoryModelLoadRequest) => {
-        await h.load(r.model_name);
+        await h.load(r.model_name, loadOptionsFrom(repositoryParameters(r.parameters)));
         return {};
       }),
       RepositoryModelUnload: unary(async (r: RepositoryModelUnloadRequest) => {
+        checkUnloadParameters(repositoryParameters(r.parameters));
         await h.unload(r.model_name);
         return {};
       }),

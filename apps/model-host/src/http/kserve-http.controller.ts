@@ -14,6 +14,11 @@ import { parseJsonInferRequest, toJsonInferResponse, type JsonParameterValue } f
 import { modelConfigToProtoJson } from '@mesh/model-repository';
 import type { FastifyReply } from 'fastify';
 import type { InferRequest } from '../core/inference.types';
+import {
+  checkUnloadParameters,
+  loadOptionsFrom,
+  type LoadParameterValue,
+} from '../core/load-options';
 import { InvalidInferenceError } from '../core/model-host.errors';
 import {
   SERVER_EXTENSIONS,
@@ -34,6 +39,24 @@ function intParam(params: Record<string, JsonParameterValue>, key: string): numb
     );
   }
   return v;
+}
+
+/** `{"parameters": {...}}` of a repository load/unload body; an empty body has none. */
+function repositoryParameters(body: unknown): Record<string, LoadParameterValue> {
+  if (body === undefined || body === null || body === '') return {};
+  if (typeof body !== 'object' || Array.isArray(body))
+    throw new InvalidInferenceError('the request body must be a JSON object');
+  const params = (body as { parameters?: unknown }).parameters;
+  if (params === undefined) return {};
+  if (typeof params !== 'object' || params === null || Array.isArray(params))
+    throw new InvalidInferenceError("'parameters' must be a JSON object");
+  const out: Record<string, LoadParameterValue> = {};
+  for (const [k, v] of Object.entries(params as Record<string, unknown>)) {
+    if (typeof v !== 'string' && typeof v !== 'number' && typeof v !== 'boolean')
+      throw new InvalidInferenceError(`parameter '${k}' must be a string, number or boolean`);
+    out[k] = v;
+  }
+  return out;
 }
 
 /** KServe v2 REST (JSON) on the HTTP port; each route maps to one ModelHostService call. */
@@ -131,14 +154,18 @@ export class KserveHttpController {
 
   @Post('repository/models/:model/load')
   @HttpCode(200)
-  async load(@Param('model') model: string): Promise<Record<string, never>> {
-    await this.host.load(model);
+  async load(@Param('model') model: string, @Body() body: unknown): Promise<Record<string, never>> {
+    await this.host.load(model, loadOptionsFrom(repositoryParameters(body)));
     return {};
   }
 
   @Post('repository/models/:model/unload')
   @HttpCode(200)
-  async unload(@Param('model') model: string): Promise<Record<string, never>> {
+  async unload(
+    @Param('model') model: string,
+    @Body() body: unknown,
+  ): Promise<Record<string, never>> {
+    checkUnloadParameters(repositoryParameters(body));
     await this.host.unload(model);
     return {};
   }

@@ -1,6 +1,14 @@
 import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { ModelRepositoryReader, sha256File, type ModelConfig } from '@mesh/model-repository';
+import {
+  ModelRepositoryReader,
+  missingVersions,
+  selectVersions,
+  sha256File,
+  type ModelConfig,
+} from '@mesh/model-repository';
+import { InvalidInferenceError } from '../core/model-host.errors';
+import { applyConfigOverride } from './config-override';
 
 /** The files of one model in the repository, as read at load time. */
 export interface ModelFiles {
@@ -9,6 +17,8 @@ export interface ModelFiles {
   config: ModelConfig;
   /** Versions selected by version_policy, ascending. */
   versions: number[];
+  /** Class labels per output name (from each output's label_filename). */
+  labels: Record<string, string[]>;
 }
 
 /** Filesystem adapter over a Triton model repository (`<root>/<model>/config.pbtxt`, `<v>/`). */
@@ -27,13 +37,40 @@ export class ModelFilesRepository {
     return (await this.reader.readModel(name)) !== undefined;
   }
 
-  /** Reads config.pbtxt and the selected versions; throws with the reader's reason. */
-  async read(name: string): Promise<ModelFiles> {
+  /**
+   * Reads config.pbtxt and the selected versions; throws with the reader's reason. `override`
+   * is a load's `config` parameter (JSON ModelConfig) applied over config.pbtxt.
+   */
+  async read(name: string, override?: string): Promise<ModelFiles> {
     const entry = await this.reader.readModel(name);
     if (!entry) throw new Error(`no model '${name}' in the model repository`);
     if (entry.error !== undefined || !entry.config)
       throw new Error(entry.error ?? 'config.pbtxt is unreadable');
-    return { name, dir: entry.dir, config: entry.config, versions: entry.versionsSelected };
+    const labels = entry.labels ?? {};
+    if (override === undefined) {
+      return {
+        name,
+        dir: entry.dir,
+        config: entry.config,
+        versions: entry.versionsSelected,
+        labels,
+      };
+    }
+    const config = applyConfigOverride(name, entry.config, override);
+    const missing = missingVersions(config.versionPolicy, entry.versionsOnDisk);
+    if (missing.length > 0) {
+      throw new InvalidInferenceError(
+        `load parameter 'config': version_policy names version ${missing.join(', ')} of '${name}', which has no directory`,
+      );
+    }
+    const versions = selectVersions(config.versionPolicy, entry.versionsOnDisk);
+    return { name, dir: entry.dir, config, versions, labels };
+  }
+
+  /** Identifies the bytes of a model file cheaply (size and modification time), for reloads. */
+  async fileStamp(path: string): Promise<string> {
+    const s = await stat(path);
+    return `${s.size}:${s.mtimeMs}`;
   }
 
   modelFile(files: ModelFiles, version: number): string {

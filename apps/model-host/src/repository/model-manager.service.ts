@@ -1,4 +1,4 @@
-import type { ModelConfig } from '@mesh/model-repository';
+import { modelConfigToProtoJson, type ModelConfig } from '@mesh/model-repository';
 import type { Logger } from 'pino';
 import type { HostMetrics } from '../core/host.metrics';
 import {
@@ -28,6 +28,8 @@ export interface ModelIndexEntry {
 interface ModelEntry {
   config?: ModelConfig;
   serving: Map<string, ModelVersionRuntime>;
+  /** What each serving version was built from (model file stamp + config), to skip rebuilds. */
+  builtFrom: Map<string, string>;
   /** Versions that failed (or were unloaded) with the reason, for the index. */
   unavailable: Map<string, string>;
   /** A reason for the model as a whole (bad config, unsupported platform, unloaded). */
@@ -38,6 +40,17 @@ interface ModelEntry {
 export type ControlMode = 'none' | 'explicit';
 
 const errorText = (err: unknown): string => (err instanceof Error ? err.message : String(err));
+
+/** The config a version's build depends on: everything but which versions are served. */
+const buildConfigKey = (config: ModelConfig): string =>
+  JSON.stringify(modelConfigToProtoJson({ ...config, versionPolicy: undefined }));
+
+interface BuildResult {
+  fresh: Map<string, ModelVersionRuntime>;
+  failed: Map<string, string>;
+  /** The build key of every selected version. */
+  keys: Map<string, string>;
+}
 
 /**
  * Owns which model versions serve. A load builds every selected version fully before swapping
@@ -90,13 +103,19 @@ export class ModelManagerService {
         if (!readyOnly) out.push({ name, version: '', state: '', reason: '' });
         continue;
       }
-      for (const v of [...m.serving.keys()].sort((a, b) => Number(a) - Number(b))) {
-        out.push({ name, version: v, state: 'READY', reason: '' });
+      const rows: ModelIndexEntry[] = [...m.serving.keys()].map((v) => ({
+        name,
+        version: v,
+        state: 'READY',
+        reason: '',
+      }));
+      if (!readyOnly) {
+        for (const [v, reason] of m.unavailable) {
+          if (!m.serving.has(v)) rows.push({ name, version: v, state: 'UNAVAILABLE', reason });
+        }
       }
+      out.push(...rows.sort((a, b) => Number(a.version) - Number(b.version)));
       if (readyOnly) continue;
-      for (const [v, reason] of m.unavailable) {
-        if (!m.serving.has(v)) out.push({ name, version: v, state: 'UNAVAILABLE', reason });
-      }
       if (m.serving.size === 0 && m.unavailable.size === 0) {
         out.push({ name, version: '', state: m.state, reason: m.reason });
       }
@@ -146,9 +165,13 @@ export class ModelManagerService {
     return m.config;
   }
 
-  /** RepositoryModelLoad: (re)loads `name`; resolves once the new versions serve. */
-  load(name: string): Promise<void> {
-    return this.serialized(name, () => this.doLoad(name));
+  /**
+   * RepositoryModelLoad: (re)loads `name`; resolves once the new versions serve. `config` is
+   * the load's JSON ModelConfig parameter; its version_policy decides which versions serve, so
+   * a load naming only version 2 retires version 1 (listed UNAVAILABLE / `unloaded`).
+   */
+  load(name: string, config?: string): Promise<void> {
+    return this.serialized(name, () => this.doLoad(name, config));
   }
 
   /** RepositoryModelUnload: stops new requests, lets in-flight ones finish, frees the sessions. */
@@ -161,6 +184,7 @@ export class ModelManagerService {
       }
       const runtimes = [...m.serving.entries()];
       m.serving.clear();
+      m.builtFrom.clear();
       m.state = 'UNLOADING';
       await Promise.all(runtimes.map(([, rt]) => rt.drain()));
       for (const [v] of runtimes) m.unavailable.set(v, 'unloaded');
@@ -181,20 +205,22 @@ export class ModelManagerService {
     }
   }
 
-  private async doLoad(name: string): Promise<void> {
+  private async doLoad(name: string, override?: string): Promise<void> {
     if (!(await this.repo.exists(name)))
       throw new ModelNotFoundError(`no model '${name}' in the model repository`);
     const entry: ModelEntry = this.models.get(name) ?? {
       serving: new Map(),
+      builtFrom: new Map(),
       unavailable: new Map(),
       reason: '',
       state: 'LOADING',
     };
     this.models.set(name, entry);
     if (entry.serving.size === 0) entry.state = 'LOADING';
-    const files = await this.readFiles(name, entry);
-    const { fresh, failed } = await this.buildVersions(files);
-    this.swapIn(entry, files, fresh, failed);
+    const files = await this.readFiles(name, entry, override);
+    const built = await this.buildVersions(files, entry);
+    this.swapIn(entry, files, built);
+    const { fresh, failed } = built;
     if (failed.size > 0) {
       const detail = [...failed].map(([v, r]) => `version ${v}: ${r}`).join('; ');
       this.logger.warn(
@@ -207,53 +233,71 @@ export class ModelManagerService {
   }
 
   /** config.pbtxt, platform and selected versions; a failure here touches no version. */
-  private async readFiles(name: string, entry: ModelEntry): Promise<ModelFiles> {
+  private async readFiles(name: string, entry: ModelEntry, override?: string): Promise<ModelFiles> {
     try {
-      const files = await this.repo.read(name);
+      const files = await this.repo.read(name, override);
       checkPlatform(files.config);
       if (files.versions.length === 0)
         throw new ModelLoadError('no version directory matches the version_policy');
       return files;
     } catch (err: unknown) {
+      // A bad `config` parameter is the caller's mistake: refused, the model left as it was.
+      if (err instanceof InvalidInferenceError) throw err;
       this.failModel(entry, errorText(err));
       throw new ModelLoadError(`failed to load '${name}': ${errorText(err)}`);
     }
   }
 
-  private async buildVersions(
-    files: ModelFiles,
-  ): Promise<{ fresh: Map<string, ModelVersionRuntime>; failed: Map<string, string> }> {
+  /**
+   * Builds the selected versions that are not already serving from the same model file and
+   * build config; those keep their warm sessions.
+   */
+  private async buildVersions(files: ModelFiles, entry: ModelEntry): Promise<BuildResult> {
+    const configKey = buildConfigKey(files.config);
+    const keys = new Map<string, string>();
+    const toBuild: number[] = [];
+    for (const v of files.versions) {
+      const stamp = await this.repo.fileStamp(this.repo.modelFile(files, v)).catch(() => 'missing');
+      const key = `${stamp}|${configKey}`;
+      keys.set(String(v), key);
+      const unchanged = entry.serving.has(String(v)) && entry.builtFrom.get(String(v)) === key;
+      if (!unchanged) toBuild.push(v);
+    }
     const built = await Promise.allSettled(
-      files.versions.map((v) => loadModelVersion(this.repo, files, v, this.defaults, this.metrics)),
+      toBuild.map((v) => loadModelVersion(this.repo, files, v, this.defaults, this.metrics)),
     );
     const fresh = new Map<string, ModelVersionRuntime>();
     const failed = new Map<string, string>();
     built.forEach((r, i) => {
-      const v = String(files.versions[i]);
+      const v = String(toBuild[i]);
       if (r.status === 'fulfilled') fresh.set(v, r.value);
       else failed.set(v, errorText(r.reason));
     });
-    return { fresh, failed };
+    return { fresh, failed, keys };
   }
 
   /**
-   * Serves the fresh builds. A failed version keeps serving its previous build; versions no
-   * longer selected retire (drain in the background). The config shown is the one that built.
+   * Serves the fresh builds next to the unchanged versions. A failed version keeps serving its
+   * previous build; versions no longer selected retire (drain in the background) and stay in
+   * the index as UNAVAILABLE / `unloaded`, as on Triton. The config shown is the one that built.
    */
-  private swapIn(
-    entry: ModelEntry,
-    files: ModelFiles,
-    fresh: Map<string, ModelVersionRuntime>,
-    failed: Map<string, string>,
-  ): void {
-    const retired = [...entry.serving.entries()].filter(([v]) => fresh.has(v) || !failed.has(v));
+  private swapIn(entry: ModelEntry, files: ModelFiles, built: BuildResult): void {
+    const { fresh, failed, keys } = built;
+    const retired = [...entry.serving.entries()].filter(([v]) => fresh.has(v) || !keys.has(v));
     for (const [v, rt] of retired) {
       entry.serving.delete(v);
+      entry.builtFrom.delete(v);
       void rt.drain();
+      if (!keys.has(v)) entry.unavailable.set(v, 'unloaded');
     }
-    for (const [v, rt] of fresh) entry.serving.set(v, rt);
-    entry.unavailable = failed;
-    if (fresh.size > 0 || !entry.config) entry.config = files.config;
+    for (const [v, rt] of fresh) {
+      entry.serving.set(v, rt);
+      entry.builtFrom.set(v, keys.get(v) ?? '');
+      entry.unavailable.delete(v);
+    }
+    for (const [v, reason] of failed) entry.unavailable.set(v, reason);
+    const ok = fresh.size > 0 || (failed.size === 0 && entry.serving.size > 0);
+    if (ok || !entry.config) entry.config = files.config;
     entry.state = entry.serving.size > 0 ? 'READY' : 'UNAVAILABLE';
     entry.reason = entry.serving.size > 0 ? '' : [...failed.values()].join('; ');
   }

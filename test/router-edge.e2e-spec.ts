@@ -229,6 +229,21 @@ describe('item 8: the admin guard and admin body validation', () => {
   });
 });
 
+describe('item 8: OpenAPI generated from the zod schemas', () => {
+  it('serves one document with the admin API, its error responses and opaque bearer keys', async () => {
+    const doc = await call(mesh.http, 'GET', '/docs-json');
+    expect(doc.status).toBe(200);
+    expect(
+      doc.body.paths['/v1/admin/routes'].put.requestBody.content['application/json'].schema,
+    ).toEqual({ $ref: '#/components/schemas/Route' });
+    expect(Object.keys(doc.body.paths['/v1/predict'].post.responses)).toEqual(
+      expect.arrayContaining(['200', '400', '401', '404', '415', '429', '503']),
+    );
+    expect(doc.body.components.securitySchemes.adminKey.bearerFormat).toBe('opaque API key');
+    expect((await fetch(`${mesh.http}/docs`)).status).toBe(200);
+  });
+});
+
 describe('item 10: admin edits are audited under the configured actor and logged', () => {
   it('records ADMIN_ACTOR as who, and logs one admin-edit line per edit', async () => {
     const audit = await call(mesh.http, 'GET', '/v1/admin/audit?limit=50', { key: ADMIN_KEY });

@@ -4,7 +4,7 @@ import { VersionCatalog } from '@mesh/inference';
 import { resolveProtoDir } from '@mesh/kserve';
 import { PreprocessingService } from '@mesh/preprocessing';
 import { announceListening, createHttpApp, createLogger, runMain } from '@mesh/telemetry';
-import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
+import { SwaggerModule, type OpenAPIObject } from '@nestjs/swagger';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { FastifyError, FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
@@ -13,6 +13,7 @@ import { answerClientError } from './http/client-error.handler';
 import { HttpErrorFilter } from './http/http-error.filter';
 import { installJsonBodyParser } from './http/json-body.parser';
 import { RouteMethodIndex } from './http/route-methods.index';
+import { buildRouterOpenApi } from './openapi/router.openapi';
 import { installRequestIdHook } from './http/request-id.hook';
 import { loadRouterConfig, type RouterConfig } from './router.config';
 import { RouterModule } from './router.module';
@@ -55,15 +56,8 @@ function configureHttp(app: NestFastifyApplication, logger: Logger): void {
   installJsonBodyParser(fastify);
   // Body-parsing failures (413, malformed JSON) happen before Nest: same JSON error shape.
   fastify.setErrorHandler((err: FastifyError, request, reply) => filter.reply(err, request, reply));
-  const doc = new DocumentBuilder()
-    .setTitle('model mesh router')
-    .setDescription(
-      'Tenant-routed prediction over KServe v2 backends. Errors: {error: {code, message, details?}}',
-    )
-    .setVersion('1')
-    .addBearerAuth()
-    .build();
-  SwaggerModule.setup('docs', app, () => SwaggerModule.createDocument(app, doc));
+  // Generated from the edges' zod schemas (src/openapi); Swagger UI only serves it.
+  SwaggerModule.setup('docs', app, buildRouterOpenApi() as unknown as OpenAPIObject);
 }
 
 /**

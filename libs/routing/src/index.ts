@@ -17,7 +17,14 @@ export {
   type SeedResult,
 } from './routing-table.repository';
 export { seedFromMeshConfig, type SeedFromFileOptions } from './routing-seed';
-export { formatPath, parseRoute, parseRoutingTableData, parseTenant } from './routing-table.schema';
+export {
+  formatPath,
+  parseRoute,
+  parseRoutingTableData,
+  parseTenant,
+  routeSchema,
+  tenantSchema,
+} from './routing-table.schema';
 export {
   AdminForbiddenError,
   EpochConflictError,

@@ -162,6 +162,14 @@ export function parseRoute(input: unknown, source = 'route'): Route {
   return parseWith(routeShape, input, source);
 }
 
+/**
+ * The zod schemas of one tenant and one route, for edges that document or pre-validate them
+ * (the router's OpenAPI document is generated from these). `parseTenant` / `parseRoute` are
+ * the validating entry points.
+ */
+export const tenantSchema = tenantShape;
+export const routeSchema = routeShape;
+
 /** Validates a whole table's content (entries and cross-entry rules). */
 export function parseRoutingTableData(input: unknown, source = 'routing table'): RoutingTableData {
   return parseWith(tableShape, input, source);

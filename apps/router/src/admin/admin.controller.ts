@@ -12,24 +12,10 @@ import {
   UseGuards,
 } from '@nestjs/common';
 import { parseRoute, parseTenant } from '@mesh/routing';
-import { z } from 'zod';
 import { parseRequest } from '../http/request.schemas';
 import { AdminKeyGuard } from './admin-key.guard';
+import { EPOCH_HEADER, auditLimitSchema, epochHeaderSchema } from './admin.schemas';
 import { AdminService } from './admin.service';
-
-const epochHeader = z.coerce
-  .number({ invalid_type_error: 'must be a number' })
-  .int('must be an integer')
-  .nonnegative('must be ≥ 0')
-  .optional();
-const auditLimit = z.coerce
-  .number({ invalid_type_error: 'must be a number' })
-  .int('must be an integer')
-  .min(1, 'must be 1-10000')
-  .max(10_000, 'must be 1-10000')
-  .default(100);
-
-const EPOCH_HEADER = 'x-mesh-expected-epoch';
 
 /**
  * `/v1/admin/*`: the routing table, tenants and audit log, guarded by ADMIN_API_KEY
@@ -92,7 +78,9 @@ export class AdminController {
 
   @Get('audit')
   async audit(@Query('limit') limit: string | undefined): Promise<object> {
-    return { entries: await this.admin.audit(parseRequest(auditLimit, limit, 'query.limit')) };
+    return {
+      entries: await this.admin.audit(parseRequest(auditLimitSchema, limit, 'query.limit')),
+    };
   }
 
   @Post('reseed')
@@ -103,5 +91,5 @@ export class AdminController {
 }
 
 function expectedEpoch(value: string | undefined): number | undefined {
-  return parseRequest(epochHeader, value, `header.${EPOCH_HEADER}`);
+  return parseRequest(epochHeaderSchema, value, `header.${EPOCH_HEADER}`);
 }

@@ -1,5 +1,4 @@
 import { Body, Controller, Get, Headers, HttpCode, Post, Req } from '@nestjs/common';
-import { ApiBearerAuth, ApiBody, ApiHeader, ApiOkResponse, ApiTags } from '@nestjs/swagger';
 import type { FastifyRequest } from 'fastify';
 import { CallerService } from '../core/caller.service';
 import type {
@@ -11,14 +10,13 @@ import type {
 import { PredictService } from '../core/predict.service';
 import { TasksService } from '../core/tasks.service';
 import { callContext } from './call-context';
-import { OPENAPI } from './openapi.schemas';
 import { parseRequest, predictBatchSchema, predictSchema, tokenizeSchema } from './request.schemas';
+import type { PredictBatchJson, PredictJson, PredictionJson } from './response.schemas';
 
-/** The public predict API over HTTP/JSON; the gRPC Predictor service mirrors it. */
-@ApiTags('predict')
-@ApiBearerAuth()
-@ApiHeader({ name: 'x-request-id', required: false, description: 'echoed; generated if absent' })
-@ApiHeader({ name: 'x-mesh-sticky-key', required: false, description: 'same key, same version' })
+/**
+ * The public predict API over HTTP/JSON; the gRPC Predictor service mirrors it. Its OpenAPI
+ * description is `predict.openapi.ts`, generated from the same zod schemas.
+ */
 @Controller('v1')
 export class PredictController {
   constructor(
@@ -29,8 +27,6 @@ export class PredictController {
 
   @Post('predict')
   @HttpCode(200)
-  @ApiBody({ schema: OPENAPI.predictRequest })
-  @ApiOkResponse({ schema: OPENAPI.predictResponse })
   async predict(@Req() req: FastifyRequest, @Body() body: unknown): Promise<object> {
     const ctx = contextOf(req);
     const tenant = this.callers.authenticate(ctx);
@@ -41,8 +37,6 @@ export class PredictController {
   // `::` is find-my-way's escape for a literal colon: the path is `/v1/predict:batch`.
   @Post('predict::batch')
   @HttpCode(200)
-  @ApiBody({ schema: OPENAPI.predictBatchRequest })
-  @ApiOkResponse({ schema: OPENAPI.predictBatchResponse })
   async predictBatch(@Req() req: FastifyRequest, @Body() body: unknown): Promise<object> {
     const ctx = contextOf(req);
     const tenant = this.callers.authenticate(ctx);
@@ -53,8 +47,6 @@ export class PredictController {
 
   @Post('tokenize')
   @HttpCode(200)
-  @ApiBody({ schema: OPENAPI.tokenizeRequest })
-  @ApiOkResponse({ schema: OPENAPI.tokenizeResponse })
   async tokenize(@Req() req: FastifyRequest, @Body() body: unknown): Promise<object> {
     const ctx = contextOf(req);
     const tenant = this.callers.authenticate(ctx);
@@ -62,7 +54,6 @@ export class PredictController {
   }
 
   @Get('tasks')
-  @ApiOkResponse({ schema: OPENAPI.tasksResponse })
   listTasks(@Headers('authorization') authorization: string | undefined): object {
     const tenant = this.callers.authenticateHeader(authorization);
     return { tasks: this.tasks.list(tenant) };
@@ -74,13 +65,13 @@ function contextOf(req: FastifyRequest): CallContext {
 }
 
 /** The JSON shape of one prediction: classification fields or an embedding. */
-export function predictionJson(p: Prediction): object {
+export function predictionJson(p: Prediction): PredictionJson {
   return p.kind === 'classification'
     ? { label: p.label, score: p.score, scores: p.scores }
     : { embedding: p.embedding };
 }
 
-function predictJson(r: PredictResult): object {
+function predictJson(r: PredictResult): PredictJson {
   return {
     model: r.model,
     version: r.version,
@@ -89,7 +80,7 @@ function predictJson(r: PredictResult): object {
   };
 }
 
-function batchJson(r: PredictBatchResult): object {
+function batchJson(r: PredictBatchResult): PredictBatchJson {
   return {
     model: r.model,
     version: r.version,

@@ -5,14 +5,29 @@ const TASK = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 
 const task = z
   .string({ required_error: 'is required', invalid_type_error: 'must be a string' })
-  .regex(TASK, 'must be 1-64 characters of [A-Za-z0-9._-]');
+  .regex(TASK, 'must be 1-64 characters of [A-Za-z0-9._-]')
+  .describe('task name, see GET /v1/tasks');
 const text = z.string({ required_error: 'is required', invalid_type_error: 'must be a string' });
 
-export const predictSchema = z.object({ task, text, textPair: text.optional() }).strict();
+export const predictSchema = z
+  .object({
+    task,
+    text: text.describe('the text; at most the version’s hardMaxChars characters (code points)'),
+    textPair: text
+      .optional()
+      .describe('second segment for pair tasks ("" is an empty second segment, not absent)'),
+  })
+  .strict();
 
 /** The batch bound is checked by the service (it derives from the model's max length). */
 export const predictBatchSchema = z
-  .object({ task, texts: z.array(text).min(1, 'must hold at least one text') })
+  .object({
+    task,
+    texts: z
+      .array(text)
+      .min(1, 'must hold at least one text')
+      .describe('at most 256 texts, and no more than fit one backend message'),
+  })
   .strict();
 
 export const tokenizeSchema = predictSchema;

@@ -1,0 +1,116 @@
+import { routeSchema, tenantSchema } from '@mesh/routing';
+import { z } from 'zod';
+import type { ApiDocs } from '../openapi/api-docs';
+import {
+  auditEntrySchema,
+  auditLimitSchema,
+  changeResultSchema,
+  editHeaders,
+  routeStatusSchema,
+  tableSchema,
+} from './admin.schemas';
+
+const name = z.string().describe('1-64 characters of [A-Za-z0-9._-]');
+
+/** The admin API (`AdminController`), all behind the admin key. */
+export function describeAdminApi(docs: ApiDocs): void {
+  const route = docs.schema('Route', routeSchema);
+  const tenant = docs.schema('Tenant', tenantSchema);
+  const table = docs.schema('RoutingTable', tableSchema);
+  const change = {
+    description: 'the new epoch and table',
+    schema: docs.schema('ChangeResult', changeResultSchema),
+  };
+  const edit = ['INVALID_ROUTING_CONFIG', 'EPOCH_CONFLICT', 'ROUTING_TABLE_MISSING'] as const;
+  const common = { tag: 'admin', auth: 'admin' } as const;
+  docs.operation({
+    ...common,
+    method: 'get',
+    path: '/v1/admin/table',
+    summary: 'The whole routing table',
+    response: { description: 'tenants and routes at the current epoch', schema: table },
+    errors: ['ROUTING_TABLE_MISSING'],
+  });
+  docs.operation({
+    ...common,
+    method: 'get',
+    path: '/v1/admin/routes',
+    summary: 'Every route, with why each version is unroutable',
+    response: {
+      description: 'routes and their per-version status',
+      schema: z.object({ epoch: z.number().int(), routes: z.array(routeStatusSchema) }),
+    },
+    errors: ['ROUTING_TABLE_MISSING'],
+  });
+  docs.operation({
+    ...common,
+    method: 'put',
+    path: '/v1/admin/routes',
+    summary: 'Create or replace the route of (tenant, task)',
+    headers: editHeaders,
+    body: route,
+    response: change,
+    errors: edit,
+  });
+  docs.operation({
+    ...common,
+    method: 'delete',
+    path: '/v1/admin/routes/{tenant}/{task}',
+    summary: 'Delete a route',
+    headers: editHeaders,
+    params: z.object({ tenant: name.describe('tenant name or *'), task: name }),
+    response: change,
+    errors: [...edit, 'INVALID_ARGUMENT', 'NOT_FOUND'],
+  });
+  docs.operation({
+    ...common,
+    method: 'get',
+    path: '/v1/admin/tenants',
+    summary: 'Every tenant',
+    response: {
+      description: 'tenants (key hashes only)',
+      schema: z.object({ epoch: z.number().int(), tenants: z.array(tenant) }),
+    },
+    errors: ['ROUTING_TABLE_MISSING'],
+  });
+  docs.operation({
+    ...common,
+    method: 'put',
+    path: '/v1/admin/tenants',
+    summary: 'Create or replace a tenant',
+    headers: editHeaders,
+    body: tenant,
+    response: change,
+    errors: edit,
+  });
+  docs.operation({
+    ...common,
+    method: 'delete',
+    path: '/v1/admin/tenants/{name}',
+    summary: 'Delete a tenant',
+    headers: editHeaders,
+    params: z.object({ name }),
+    response: change,
+    errors: [...edit, 'INVALID_ARGUMENT', 'NOT_FOUND'],
+  });
+  docs.operation({
+    ...common,
+    method: 'get',
+    path: '/v1/admin/audit',
+    summary: 'The audit log of routing-table edits',
+    query: z.object({ limit: auditLimitSchema }),
+    response: {
+      description: 'newest first',
+      schema: z.object({ entries: z.array(docs.schema('AuditEntry', auditEntrySchema)) }),
+    },
+    errors: ['INVALID_ARGUMENT'],
+  });
+  docs.operation({
+    ...common,
+    method: 'post',
+    path: '/v1/admin/reseed',
+    summary: 'Replace the routing table with MESH_CONFIG',
+    response: change,
+    errors: ['INVALID_ROUTING_CONFIG'],
+  });
+}

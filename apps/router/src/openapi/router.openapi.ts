@@ -1,0 +1,52 @@
+import { z } from 'zod';
+import { describeAdminApi } from '../admin/admin.openapi';
+import { describePredictApi } from '../http/predict.openapi';
+import { ApiDocs } from './api-docs';
+
+/** Health and metrics, answered by @mesh/telemetry's controllers. */
+function describeOperationsApi(docs: ApiDocs): void {
+  const common = { tag: 'operations', auth: 'none', errors: [] } as const;
+  const checks = z.object({ status: z.string() }).passthrough();
+  docs.operation({
+    ...common,
+    method: 'get',
+    path: '/healthz/live',
+    summary: 'Liveness',
+    response: { description: 'the process is up', schema: checks },
+  });
+  docs.operation({
+    ...common,
+    method: 'get',
+    path: '/healthz/ready',
+    summary: 'Readiness: Redis reachable, routing table loaded, a backend ready',
+    response: { description: 'ready (503 with the failing checks otherwise)', schema: checks },
+  });
+  docs.operation({
+    ...common,
+    method: 'get',
+    path: '/metrics',
+    summary: 'Prometheus metrics',
+    response: {
+      description: 'text exposition format',
+      schema: z.string(),
+      contentType: 'text/plain',
+    },
+  });
+}
+
+/**
+ * Every HTTP API of the router. A new controller adds its `describe…Api` function here (see
+ * the router README, "OpenAPI").
+ */
+export const API_DESCRIPTIONS: readonly ((docs: ApiDocs) => void)[] = [
+  describePredictApi,
+  describeAdminApi,
+  describeOperationsApi,
+];
+
+/** The router's OpenAPI 3 document, generated from the zod schemas the edges validate with. */
+export function buildRouterOpenApi(version = '1'): ReturnType<ApiDocs['document']> {
+  const docs = new ApiDocs();
+  for (const describe of API_DESCRIPTIONS) describe(docs);
+  return docs.document(version);
+}

@@ -32,7 +32,7 @@ module.exports = {
       ...base,
       displayName: 'integration',
       // Real Redis and ONNX Runtime sessions on a shared 2-core machine.
-      testTimeout: 60_000,
+      setupFilesAfterEnv: ['<rootDir>/test/support/long-timeout.js'],
       testMatch: ['<rootDir>/{apps,libs,scripts}/**/*.int-spec.ts'],
     },
     {
@@ -40,7 +40,7 @@ module.exports = {
       displayName: 'e2e',
       testMatch: ['<rootDir>/test/**/*.e2e-spec.ts'],
       globalSetup: '<rootDir>/test/support/global-setup.js',
-      testTimeout: 60_000,
+      setupFilesAfterEnv: ['<rootDir>/test/support/long-timeout.js'],
     },
   ],
 };

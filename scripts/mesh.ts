@@ -3,6 +3,7 @@
  *   npm run mesh -- reseed        replace the stored table with MESH_CONFIG (audited)
  *   npm run mesh -- show          print the current table and epoch
  *   npm run mesh -- audit [n]     print the newest n audit entries (default 20)
+ *   npm run mesh -- rollout …     the coordinator's rollout API (see lib/rollout-command.ts)
  * Uses REDIS_URL, REDIS_KEY_PREFIX and MESH_CONFIG like the apps.
  *   npm run mesh -- model add|check ...   bring your own model (scripts/model-cli, no Redis)
  */
@@ -10,12 +11,14 @@ import { createRedisClient, keyPrefix, loadConfig, redisUrl } from '@mesh/config
 import { RoutingTableRepository, seedFromMeshConfig } from '@mesh/routing';
 import { z } from 'zod';
 import { runModelCommand } from './model-cli/model-cli.command';
+import { rolloutCommand } from './lib/rollout-command';
 
-const USAGE = 'usage: npm run mesh -- reseed | show | audit [n] | model add|check ...';
+const USAGE = 'usage: npm run mesh -- reseed | show | audit [n] | model add|check ... | rollout ...';
 
 async function main(): Promise<number> {
   const [command, arg] = process.argv.slice(2);
   if (command === 'model') return runModelCommand(process.argv.slice(3));
+  if (command === 'rollout') return rolloutCommand(process.argv.slice(3));
   const config = loadConfig('mesh', {
     REDIS_URL: redisUrl,
     REDIS_KEY_PREFIX: keyPrefix,

@@ -123,8 +123,10 @@ async function main() {
   process.on('SIGINT', () => void stopAll(0));
   process.on('SIGTERM', () => void stopAll(0));
 
-  // The host comes first: the router and worker are pointed at its gRPC port.
-  startApp('model-host', env);
+  // The host comes first: the router and worker are pointed at its gRPC port. It runs in
+  // explicit mode with every demo model loaded, as production Triton does, so the
+  // coordinator's repository loads and unloads behave locally as they do there.
+  startApp('model-host', { ...env, MODEL_CONTROL_MODE: 'explicit', LOAD_MODELS: '*' });
   if (!(await waitReady('model-host'))) throw new Error('model-host did not become ready');
   if (!process.env.KSERVE_ENDPOINTS && urls['model-host'].grpc) {
     env.KSERVE_ENDPOINTS = grpcAddress(urls['model-host'].grpc);

@@ -1,13 +1,48 @@
-import { commonEnv, loadConfig, port, redisEnv } from '@mesh/config';
+import { existsSync, statSync } from 'node:fs';
+import { commonEnv, ConfigError, loadConfig, port, positiveInt, redisEnv } from '@mesh/config';
+import { kserveClientEnv } from '@mesh/kserve';
+import { z } from 'zod';
 
 const coordinatorEnv = {
   ...commonEnv,
   ...redisEnv,
+  ...kserveClientEnv,
   COORDINATOR_PORT: port(8090),
+  /** Empty disables the rollout API (every call answers 403). */
+  ADMIN_API_KEY: z.string().default(''),
+  MODEL_REPOSITORY: z
+    .string()
+    .min(1)
+    .default('./model_repository')
+    .refine((dir) => existsSync(dir) && statSync(dir).isDirectory(), 'must be a directory'),
+  /** This replica's name in the leader lease (default: host name and pid). */
+  COORDINATOR_ID: z.string().max(128).default(''),
+  /** How often the leader advances each rollout (and renews its lease). */
+  COORDINATOR_TICK_MS: positiveInt(1000, 60_000),
+  /** Lease lifetime; another replica takes over this long after the leader stops renewing. */
+  COORDINATOR_LEASE_MS: positiveInt(10_000, 600_000),
+  /** Window over which the low-load detector measures the task's request rate. */
+  COORDINATOR_LOAD_SAMPLE_MS: positiveInt(10_000),
+  /** A version not READY on every backend by then fails its rollout. */
+  COORDINATOR_LOAD_TIMEOUT_MS: positiveInt(300_000),
+  /** How often backends are compared with the desired versions. */
+  COORDINATOR_RECONCILE_MS: positiveInt(5_000),
+  /** Deadline of a repository load (a model load can take a while on Triton). */
+  COORDINATOR_LOAD_DEADLINE_MS: positiveInt(120_000),
 };
 
 export type CoordinatorConfig = ReturnType<typeof loadCoordinatorConfig>;
 
 export function loadCoordinatorConfig(env: NodeJS.ProcessEnv = process.env) {
-  return loadConfig('coordinator', coordinatorEnv, env);
+  const config = loadConfig('coordinator', coordinatorEnv, env);
+  // A lease renewed less than twice per lifetime would lapse under a slow tick.
+  if (config.COORDINATOR_LEASE_MS < 2 * config.COORDINATOR_TICK_MS) {
+    throw new ConfigError('coordinator', [
+      {
+        variable: 'COORDINATOR_LEASE_MS',
+        reason: `must be at least twice COORDINATOR_TICK_MS (${config.COORDINATOR_TICK_MS}) (got ${config.COORDINATOR_LEASE_MS})`,
+      },
+    ]);
+  }
+  return config;
 }

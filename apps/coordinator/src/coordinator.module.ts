@@ -1,14 +1,126 @@
+import { hostname } from 'node:os';
 import { type DynamicModule, Module } from '@nestjs/common';
+import { createRedisClient } from '@mesh/config';
+import {
+  createChannelCredentials,
+  KServeClient,
+  kservePoolOptionsFromEnv,
+  loadInferencePackage,
+} from '@mesh/kserve';
+import { AdminAuthenticator, RoutingTableRepository, routingKeys } from '@mesh/routing';
 import { RedisHealthModule } from '@mesh/telemetry';
+import type { Logger } from 'pino';
 import type { CoordinatorConfig } from './coordinator.config';
+import { CoordinatorRuntime } from './coordinator.runtime';
+import { ADMIN_AUTHENTICATOR, REDIS_CLIENT } from './coordinator.tokens';
+import { BackendReconciler } from './fleet/backend.reconciler';
+import { HeartbeatRouterFleet, type HeartbeatSource } from './fleet/heartbeat.router-fleet';
+import { KServeBackendFleet } from './fleet/kserve-backend.fleet';
+import { KServeWarmer } from './fleet/kserve.warmer';
+import { RedisDesiredVersions } from './fleet/redis.desired-versions';
+import { RepositoryModelCatalog } from './fleet/repository-model.catalog';
+import { RoutingRouteStore } from './fleet/routing.route-store';
+import { AdminKeyGuard } from './http/admin-key.guard';
+import { RolloutsController } from './http/rollouts.controller';
+import { LeaderLease } from './leader/leader-lease';
+import { RolloutPlanValidator } from './rollout/rollout-plan.validator';
+import { RolloutMachine } from './rollout/rollout.machine';
+import type { Clock, TrafficSignals } from './rollout/rollout.ports';
+import { RolloutRepository } from './rollout/rollout.repository';
+import { RolloutRunner } from './rollout/rollout.runner';
+import { RolloutService } from './rollout/rollout.service';
 
-/** The version-switch coordinator. Rollout plans arrive in a later milestone; today it owns health. */
+/** Where the routers' heartbeats and traffic signals come from (the routing library). */
+export interface RouterSources {
+  heartbeats: HeartbeatSource;
+  signals: TrafficSignals;
+}
+
+const systemClock: Clock = { now: () => Date.now() };
+
+/** Builds the coordinator's object graph from config; Nest only sees its edges. */
+function build(config: CoordinatorConfig, logger: Logger, sources: RouterSources | undefined) {
+  const redis = createRedisClient(config.REDIS_URL, 'coordinator');
+  const keys = routingKeys(config.REDIS_KEY_PREFIX);
+  const table = new RoutingTableRepository(redis, { keyPrefix: config.REDIS_KEY_PREFIX });
+  const holder = config.COORDINATOR_ID || `${hostname()}-${process.pid}`;
+  const lease = new LeaderLease(redis, keys, holder, config.COORDINATOR_LEASE_MS);
+  const rollouts = new RolloutRepository(redis, config.REDIS_KEY_PREFIX);
+  const catalog = new RepositoryModelCatalog(config.MODEL_REPOSITORY);
+  const routes = new RoutingRouteStore(table, () => lease.fence);
+  const kserve = kservePoolOptionsFromEnv(config);
+  const pkg = loadInferencePackage();
+  const clients = kserve.endpoints.map(
+    (address) =>
+      new KServeClient({
+        address,
+        credentials: createChannelCredentials(kserve.tls),
+        maxMessageBytes: config.KSERVE_MAX_MESSAGE_BYTES,
+        pkg,
+      }),
+  );
+  const fleet = new KServeBackendFleet(
+    clients,
+    catalog,
+    config.KSERVE_PROBE_DEADLINE_MS,
+    config.COORDINATOR_LOAD_DEADLINE_MS,
+  );
+  const desired = new RedisDesiredVersions(redis, config.REDIS_KEY_PREFIX);
+  const service = new RolloutService(
+    rollouts,
+    new RolloutPlanValidator(catalog, routes),
+    systemClock,
+  );
+  let runner: RolloutRunner | undefined;
+  if (sources) {
+    const machine = new RolloutMachine(
+      {
+        clock: systemClock,
+        routes,
+        backends: fleet,
+        routers: new HeartbeatRouterFleet(sources.heartbeats),
+        signals: sources.signals,
+        catalog,
+        warmer: new KServeWarmer(clients, catalog, config.KSERVE_DEADLINE_MS),
+        desired,
+      },
+      {
+        loadSampleMs: config.COORDINATOR_LOAD_SAMPLE_MS,
+        loadTimeoutMs: config.COORDINATOR_LOAD_TIMEOUT_MS,
+      },
+    );
+    runner = new RolloutRunner(
+      lease,
+      rollouts,
+      machine,
+      new BackendReconciler(fleet, desired, logger),
+      logger,
+      { tickMs: config.COORDINATOR_TICK_MS, reconcileMs: config.COORDINATOR_RECONCILE_MS },
+    );
+  }
+  return { redis, service, runtime: new CoordinatorRuntime(redis, clients, runner, logger) };
+}
+
+/** The version-switch coordinator: the rollout API, the leader loop, health and metrics. */
 @Module({})
 export class CoordinatorModule {
-  static register(config: CoordinatorConfig): DynamicModule {
+  static register(
+    config: CoordinatorConfig,
+    logger: Logger,
+    sources?: RouterSources,
+  ): DynamicModule {
+    const graph = build(config, logger, sources);
     return {
       module: CoordinatorModule,
       imports: [RedisHealthModule.register('coordinator', config.REDIS_URL)],
+      controllers: [RolloutsController],
+      providers: [
+        { provide: REDIS_CLIENT, useValue: graph.redis },
+        { provide: ADMIN_AUTHENTICATOR, useValue: new AdminAuthenticator(config.ADMIN_API_KEY) },
+        { provide: RolloutService, useValue: graph.service },
+        { provide: CoordinatorRuntime, useValue: graph.runtime },
+        AdminKeyGuard,
+      ],
     };
   }
 }

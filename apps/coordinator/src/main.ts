@@ -1,12 +1,19 @@
 import 'reflect-metadata';
 import { createHttpApp, createLogger, listenHttp, runMain } from '@mesh/telemetry';
+import type { FastifyError, FastifyInstance } from 'fastify';
 import { loadCoordinatorConfig } from './coordinator.config';
 import { CoordinatorModule } from './coordinator.module';
+import { CoordinatorErrorFilter } from './http/coordinator-error.filter';
 
 void runMain('coordinator', async () => {
   const config = loadCoordinatorConfig();
   const logger = createLogger('coordinator', config.LOG_LEVEL);
-  const app = await createHttpApp(CoordinatorModule.register(config), logger);
+  const app = await createHttpApp(CoordinatorModule.register(config, logger), logger);
+  const filter = new CoordinatorErrorFilter(logger);
+  app.useGlobalFilters(filter);
+  const fastify = app.getHttpAdapter().getInstance() as unknown as FastifyInstance;
+  // Body-parsing failures happen before Nest: same JSON error shape.
+  fastify.setErrorHandler((err: FastifyError, request, reply) => filter.reply(err, request, reply));
   await listenHttp(app, config.COORDINATOR_PORT, config.HOST, logger, 'http');
   return { app, logger };
 });

@@ -13,6 +13,7 @@ export {
   RoutingTableRepository,
   type ChangeOptions,
   type ChangeResult,
+  type Fence,
   type RoutingTableRepositoryOptions,
   type SeedResult,
 } from './routing-table.repository';
@@ -28,6 +29,7 @@ export {
 export {
   AdminForbiddenError,
   EpochConflictError,
+  FencedWriteError,
   NoRoutableVersionError,
   RateLimitedError,
   RouteNotFoundError,

@@ -3,6 +3,7 @@ import { parseRoute, parseRoutingTableData, parseTenant } from './routing-table.
 import { COMMIT_TABLE_SCRIPT } from './routing-table.script';
 import {
   EpochConflictError,
+  FencedWriteError,
   RoutingEntryNotFoundError,
   RoutingTableMissingError,
   RoutingValidationError,
@@ -32,6 +33,17 @@ export interface ChangeOptions {
   who: string;
   /** Fail with EpochConflictError unless the table is still at this epoch. */
   expectedEpoch?: number;
+  /**
+   * Commit only while this lease (a key under the `{routes}` hash tag whose value starts with
+   * the fencing token) still holds `token`; otherwise FencedWriteError. Checked inside the
+   * commit script, so a leader that lost its lease cannot write even a moment later.
+   */
+  fence?: Fence;
+}
+
+export interface Fence {
+  leaseKey: string;
+  token: number;
 }
 
 export interface ChangeResult {
@@ -200,13 +212,19 @@ export class RoutingTableRepository {
       }
       const edit = change(table);
       const next = validateEdited(edit);
-      const [committed, epoch] = await this.commit('cas', table.epoch, next, {
-        who: options.who,
-        action: edit.action,
-        target: edit.target,
-        before: edit.before,
-        after: edit.after,
-      });
+      const [committed, epoch] = await this.commit(
+        'cas',
+        table.epoch,
+        next,
+        {
+          who: options.who,
+          action: edit.action,
+          target: edit.target,
+          before: edit.before,
+          after: edit.after,
+        },
+        options.fence,
+      );
       if (committed) return { epoch, table: { epoch, ...next } };
       if (options.expectedEpoch !== undefined || attempt >= this.maxRetries) {
         throw new EpochConflictError(table.epoch, epoch);
@@ -219,24 +237,32 @@ export class RoutingTableRepository {
     expectedEpoch: number,
     data: RoutingTableData,
     audit: Omit<AuditEntry, 'epoch' | 'when'>,
+    fence?: Fence,
   ): Promise<[committed: boolean, epoch: number]> {
     if (!audit.who.trim())
       throw new RoutingValidationError('change', [{ path: 'who', message: 'is required' }]);
     // `epoch` is spliced in by the script, which alone knows the new value.
     const entry = JSON.stringify({ when: this.now().toISOString(), ...audit });
-    const reply = (await this.redis.eval(
-      COMMIT_TABLE_SCRIPT,
-      3,
-      this.keys.table,
-      this.keys.epoch,
-      this.keys.audit,
+    const keys = [this.keys.table, this.keys.epoch, this.keys.audit];
+    const args = [
       mode,
       String(expectedEpoch),
       JSON.stringify(data),
       entry,
       String(this.auditMax),
       this.keys.channel,
+    ];
+    if (fence) {
+      keys.push(fence.leaseKey);
+      args.push(String(fence.token));
+    }
+    const reply = (await this.redis.eval(
+      COMMIT_TABLE_SCRIPT,
+      keys.length,
+      ...keys,
+      ...args,
     )) as [number, number];
+    if (reply[0] === -1) throw new FencedWriteError(fence?.token ?? 0);
     return [reply[0] === 1, Number(reply[1])];
   }
 }

@@ -4,13 +4,19 @@
  * Everything happens in one script so routers starting together cannot both seed, and a
  * published epoch always names a committed table.
  *
- * KEYS: table, epoch, audit
+ * KEYS: table, epoch, audit, and optionally a leader lease (same hash tag)
  * ARGV: mode ('absent' | 'force' | 'cas'), expected epoch (cas), table JSON,
- *       audit entry JSON without epoch (an object literal), audit cap, channel
- * Returns {1, newEpoch} when committed, {0, currentEpoch} when the precondition failed.
+ *       audit entry JSON without epoch (an object literal), audit cap, channel,
+ *       fencing token (with the lease key)
+ * Returns {1, newEpoch} when committed, {0, currentEpoch} when the precondition failed,
+ * {-1, currentEpoch} when the lease is not held with that fencing token (a stale leader).
  */
 export const COMMIT_TABLE_SCRIPT = `
 local current = tonumber(redis.call('GET', KEYS[2]) or '0')
+if KEYS[4] then
+  local lease = redis.call('GET', KEYS[4])
+  if not lease or string.match(lease, '^%d+') ~= ARGV[7] then return {-1, current} end
+end
 local mode = ARGV[1]
 if mode == 'absent' then
   if redis.call('EXISTS', KEYS[1]) == 1 then return {0, current} end

@@ -132,3 +132,12 @@ export class RoutingEntryNotFoundError extends RoutingError {
     super(`${kind} '${id}' not found`);
   }
 }
+
+/** A write by a coordinator whose leader lease (fencing token) is no longer current. */
+export class FencedWriteError extends RoutingError {
+  readonly code = 'FENCED';
+
+  constructor(readonly token: number) {
+    super(`write refused: fencing token ${token} no longer holds the leader lease`);
+  }
+}

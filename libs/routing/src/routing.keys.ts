@@ -10,6 +10,13 @@ export interface RoutingKeys {
   channel: string;
   /** Prefix for the shared rate-limit counters. */
   rateLimit: string;
+  /**
+   * The coordinators' leader lease: `<fencing token> <holder id>`. Same hash tag as the table,
+   * so the table's commit script can check the token atomically.
+   */
+  leaderLease: string;
+  /** Counter the fencing tokens are drawn from; only ever increases. */
+  fencingCounter: string;
 }
 
 /**
@@ -23,5 +30,7 @@ export function routingKeys(prefix: string): RoutingKeys {
     audit: `${prefix}:{routes}:audit`,
     channel: `${prefix}:routes:changed`,
     rateLimit: `${prefix}:ratelimit`,
+    leaderLease: `${prefix}:{routes}:coordinator:lease`,
+    fencingCounter: `${prefix}:{routes}:coordinator:fence`,
   };
 }

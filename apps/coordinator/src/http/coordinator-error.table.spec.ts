@@ -1,0 +1,47 @@
+import { NotFoundException } from '@nestjs/common';
+import {
+  AdminForbiddenError,
+  EpochConflictError,
+  FencedWriteError,
+  UnauthenticatedError,
+} from '@mesh/routing';
+import {
+  InvalidCommandError,
+  InvalidPlanError,
+  PlanRejectedError,
+  RolloutConflictError,
+  RolloutNotFoundError,
+} from '../rollout/rollout.errors';
+import { COORDINATOR_ERROR_TABLE, errorReply } from './coordinator-error.table';
+
+describe('coordinator error table', () => {
+  it.each([
+    [new InvalidPlanError([{ path: 'steps', message: 'x' }]), 400, 'INVALID_PLAN'],
+    [new UnauthenticatedError(), 401, 'UNAUTHENTICATED'],
+    [new AdminForbiddenError(), 403, 'ADMIN_FORBIDDEN'],
+    [new RolloutNotFoundError('x'), 404, 'ROLLOUT_NOT_FOUND'],
+    [new NotFoundException(), 404, 'NOT_FOUND'],
+    [new RolloutConflictError('*', 't', 'ro-1'), 409, 'ROLLOUT_CONFLICT'],
+    [new InvalidCommandError('resume', 'canary'), 409, 'INVALID_COMMAND'],
+    [new EpochConflictError(1, 2), 409, 'EPOCH_CONFLICT'],
+    [new FencedWriteError(3), 409, 'FENCED'],
+    [new PlanRejectedError([{ path: 'model', message: 'unknown' }]), 422, 'PLAN_REJECTED'],
+    [Object.assign(new Error('bad json'), { statusCode: 400 }), 400, 'INVALID_JSON'],
+    [new Error('boom'), 500, 'INTERNAL'],
+  ])('%s → %i %s', (err, status, code) => {
+    const reply = errorReply(err);
+    expect(reply.status).toBe(status);
+    expect(reply.body.error.code).toBe(code);
+    expect(COORDINATOR_ERROR_TABLE[code as keyof typeof COORDINATOR_ERROR_TABLE]).toBe(status);
+  });
+
+  it('lists plan issues as details and never leaks internal messages', () => {
+    const reply = errorReply(
+      new PlanRejectedError([{ path: 'toVersion', message: 'version 9 missing' }]),
+    );
+    expect(reply.body.error.details).toEqual({
+      issues: [{ path: 'toVersion', message: 'version 9 missing' }],
+    });
+    expect(errorReply(new Error('secret path /x')).body.error.message).toBe('internal error');
+  });
+});

@@ -1,0 +1,77 @@
+import { InvalidPlanError } from './rollout.errors';
+import { parseRolloutPlan } from './rollout-plan.schema';
+
+const valid = {
+  task: 'question-type',
+  model: 'question-type-zh',
+  toVersion: 2,
+  steps: [
+    { weight: 10, holdSeconds: 5 },
+    { weight: 100, holdSeconds: 5 },
+  ],
+};
+
+function issuesOf(input: unknown): string[] {
+  try {
+    parseRolloutPlan(input);
+  } catch (err: unknown) {
+    if (err instanceof InvalidPlanError) return err.issues.map((i) => `${i.path}: ${i.message}`);
+    throw err;
+  }
+  return [];
+}
+
+describe('parseRolloutPlan', () => {
+  it('fills defaults: tenant *, onFailure rollback, bake 0, timezone UTC', () => {
+    const plan = parseRolloutPlan({ ...valid, window: { cron: '0 3 * * *', durationMinutes: 60 } });
+    expect(plan).toMatchObject({ tenant: '*', onFailure: 'rollback', bakeSeconds: 0 });
+    expect(plan.window?.timezone).toBe('UTC');
+  });
+
+  it.each([
+    [
+      { ...valid, steps: [{ weight: 10, holdSeconds: 5 }] },
+      'steps[0].weight: the last step must be 100 (got 10)',
+    ],
+    [{ ...valid, steps: [] }, 'steps: needs at least one step'],
+    [
+      {
+        ...valid,
+        steps: [
+          { weight: 50, holdSeconds: 1 },
+          { weight: 20, holdSeconds: 1 },
+          { weight: 100, holdSeconds: 1 },
+        ],
+      },
+      'steps[1].weight: weights must not decrease',
+    ],
+    [
+      { ...valid, steps: [{ weight: 120, holdSeconds: 1 }] },
+      'steps.0.weight: Number must be less than or equal to 100',
+    ],
+    [{ ...valid, toVersion: 0 }, 'toVersion: Number must be greater than 0'],
+    [{ ...valid, model: undefined }, 'model: is required'],
+    [
+      { ...valid, window: { cron: '61 * * * *', timezone: 'UTC', durationMinutes: 5 } },
+      'window.cron: cannot parse',
+    ],
+    [
+      { ...valid, window: { cron: '0 3 * * *', timezone: 'Mars/Olympus', durationMinutes: 5 } },
+      "window.timezone: unknown time zone 'Mars/Olympus'",
+    ],
+    [
+      { ...valid, gates: { maxP99Ms: 100, maxP99Ratio: 2 } },
+      'gates: give maxP99Ms or maxP99Ratio, not both',
+    ],
+    [{ ...valid, onFailure: 'ignore' }, 'onFailure: Invalid enum value'],
+    [{ ...valid, extra: 1 }, "Unrecognized key(s) in object: 'extra'"],
+  ])('refuses %j naming the field', (input, expected) => {
+    expect(issuesOf(input).some((i) => i.includes(expected))).toBe(true);
+  });
+
+  it('reports every problem at once', () => {
+    expect(
+      issuesOf({ ...valid, toVersion: -1, steps: [{ weight: 5, holdSeconds: -1 }] }),
+    ).toHaveLength(2);
+  });
+});

@@ -1,0 +1,118 @@
+import type { Route, VersionWeight } from '@mesh/routing';
+
+/** Time as the coordinator sees it (unix ms); injected so tests run windows and holds fast. */
+export interface Clock {
+  now(): number;
+}
+
+/** The model repository on disk: what a plan may name. */
+export interface ModelCatalog {
+  /** Problems that stop `version` of `model` from being rolled out (empty = fine). */
+  problems(model: string, version: number): Promise<string[]>;
+  /** sha256 of the version's model file as its manifest pins it. */
+  expectedSha(model: string, version: number): Promise<string | undefined>;
+}
+
+export interface RouteSnapshot {
+  route: Route;
+  epoch: number;
+}
+
+/** The routing table, written with the epoch compare-and-swap and the leader's fencing token. */
+export interface RouteStore {
+  get(tenant: string, task: string): Promise<RouteSnapshot | undefined>;
+  /** Every route (any tenant) that sends traffic of `model`. */
+  routesOfModel(model: string): Promise<Route[]>;
+  /** Commits new versions for one route; resolves to the new epoch. Audited as `who`. */
+  setVersions(
+    tenant: string,
+    task: string,
+    versions: VersionWeight[],
+    options: { expectedEpoch: number; who: string },
+  ): Promise<number>;
+}
+
+export interface BackendReadiness {
+  address: string;
+  ready: boolean;
+  /** `model_sha256_v<N>` (or `model_sha256`) the backend reports for the version. */
+  sha?: string;
+  problem?: string;
+}
+
+/** Every KServe backend, driven through the repository API. */
+export interface BackendFleet {
+  readiness(model: string, version: number): Promise<BackendReadiness[]>;
+  /**
+   * Loads `model` with a config override naming exactly `versions`, on the given backends
+   * (all when omitted). Versions already serving keep serving.
+   */
+  serve(model: string, versions: number[], addresses?: string[]): Promise<void>;
+}
+
+export interface RoutingVerdict {
+  ok: boolean;
+  routers: number;
+  /** One line per router that cannot route it yet, with the reason. */
+  blocking: string[];
+}
+
+export interface DrainStatus {
+  /** Live routers whose heartbeat is at or past the epoch asked about. */
+  routers: number;
+  /** Routers still behind that epoch. */
+  behind: string[];
+  /** Requests in flight on the given versions, across all live routers. */
+  inFlight: number;
+}
+
+/** What the routers report in their heartbeats. */
+export interface RouterFleet {
+  canAllRoute(model: string, version: number, minEpoch: number): Promise<RoutingVerdict>;
+  drainStatus(model: string, versions: number[], minEpoch: number): Promise<DrainStatus>;
+}
+
+/** Per-version traffic signals over a time range, aggregated across routers. */
+export interface VersionSignals {
+  requests: number;
+  errors: number;
+  errorsByClass: Record<string, number>;
+  errorRate: number;
+  ratePerSecond: number;
+  p50Ms: number | null;
+  p99Ms: number | null;
+}
+
+export interface SignalQuery {
+  task: string;
+  model?: string;
+  version?: number;
+  fromMs: number;
+  toMs: number;
+}
+
+export interface TrafficSignals {
+  read(query: SignalQuery): Promise<VersionSignals>;
+}
+
+/** Sends warm-up inferences straight to every backend. */
+export interface Warmer {
+  warm(model: string, version: number, requests: number): Promise<{ ok: number; failed: number }>;
+}
+
+/** The versions each model should serve; the reconciler restores them on restarted backends. */
+export interface DesiredVersions {
+  set(model: string, versions: number[]): Promise<void>;
+  all(): Promise<Map<string, number[]>>;
+}
+
+export interface RolloutPorts {
+  clock: Clock;
+  routes: RouteStore;
+  backends: BackendFleet;
+  routers: RouterFleet;
+  signals: TrafficSignals;
+  catalog: ModelCatalog;
+  warmer: Warmer;
+  desired: DesiredVersions;
+}

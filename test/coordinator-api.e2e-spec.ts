@@ -1,0 +1,126 @@
+import Redis from 'ioredis';
+import { RoutingTableRepository } from '@mesh/routing';
+import { startApp, uniquePrefix, type StartedApp } from './support/app-process';
+
+const prefix = uniquePrefix(__filename);
+const ADMIN = 'coordinator-e2e-admin-key';
+let app: StartedApp;
+let redis: Redis;
+
+const plan = {
+  task: 'question-type',
+  model: 'question-type-zh',
+  toVersion: 2,
+  steps: [
+    { weight: 10, holdSeconds: 5 },
+    { weight: 100, holdSeconds: 5 },
+  ],
+};
+
+function call(method: string, path: string, body?: unknown, key: string | null = ADMIN) {
+  return fetch(`${app.urls.http}${path}`, {
+    method,
+    headers: {
+      ...(key === null ? {} : { authorization: `Bearer ${key}` }),
+      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+    },
+    ...(body === undefined ? {} : { body: typeof body === 'string' ? body : JSON.stringify(body) }),
+  });
+}
+
+beforeAll(async () => {
+  redis = new Redis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379', { maxRetriesPerRequest: 1 });
+  await new RoutingTableRepository(redis, { keyPrefix: prefix }).seedIfAbsent(
+    {
+      tenants: [],
+      routes: [
+        {
+          tenant: '*',
+          task: 'question-type',
+          model: 'question-type-zh',
+          versions: [{ version: 1, weight: 100 }],
+        },
+      ],
+    },
+    'e2e',
+  );
+  // No backend listens here; the API does not need one (the leader loop only logs).
+  app = await startApp('coordinator', {
+    COORDINATOR_PORT: '0',
+    REDIS_KEY_PREFIX: prefix,
+    ADMIN_API_KEY: ADMIN,
+    KSERVE_ENDPOINTS: '127.0.0.1:1',
+  });
+});
+
+afterAll(async () => {
+  await app?.stop('SIGTERM');
+  const keys = await redis.keys(`${prefix}:*`);
+  if (keys.length > 0) await redis.del(...keys);
+  redis.disconnect();
+});
+
+describe('coordinator rollout API (process, real Redis)', () => {
+  it('guards every call with the admin key: 401 without, 403 with another key', async () => {
+    expect((await call('GET', '/v1/rollouts', undefined, null)).status).toBe(401);
+    const wrong = await call('GET', '/v1/rollouts', undefined, 'not-the-key');
+    expect(wrong.status).toBe(403);
+    expect(await wrong.json()).toEqual({
+      error: { code: 'ADMIN_FORBIDDEN', message: 'admin access requires the admin API key' },
+    });
+  });
+
+  it('refuses bad plans with 4xx naming what is wrong', async () => {
+    const cases: [unknown, number, string][] = [
+      [{ ...plan, model: 'nope' }, 422, "model 'nope' is not in the model repository"],
+      [
+        { ...plan, toVersion: 7 },
+        422,
+        "version 7 of 'question-type-zh' is not in the model repository",
+      ],
+      [{ ...plan, steps: [{ weight: 50, holdSeconds: 1 }] }, 400, 'the last step must be 100'],
+      [
+        { ...plan, window: { cron: 'every day', timezone: 'UTC', durationMinutes: 5 } },
+        400,
+        'window.cron',
+      ],
+      ['{"task":', 400, ''],
+    ];
+    for (const [body, status, text] of cases) {
+      const res = await call('POST', '/v1/rollouts', body);
+      const json = (await res.json()) as { error: { code: string; message: string } };
+      expect([res.status, json.error.message.includes(text)]).toEqual([status, true]);
+    }
+  });
+
+  it('creates a rollout (201 pending), lists it, shows it, refuses an overlapping one, queues commands', async () => {
+    const created = await call('POST', '/v1/rollouts', plan);
+    expect(created.status).toBe(201);
+    const view = (await created.json()) as { id: string; state: string; timeline: unknown[] };
+    expect(view).toMatchObject({
+      state: 'pending',
+      step: 0,
+      weights: [{ version: 1, weight: 100 }],
+    });
+
+    const overlap = await call('POST', '/v1/rollouts', plan);
+    expect(overlap.status).toBe(409);
+    expect(((await overlap.json()) as { error: { message: string } }).error.message).toContain(
+      view.id,
+    );
+
+    const list = (await (await call('GET', '/v1/rollouts')).json()) as {
+      rollouts: { id: string }[];
+    };
+    expect(list.rollouts.map((r) => r.id)).toEqual([view.id]);
+    const one = await call('GET', `/v1/rollouts/${view.id}`);
+    expect(await one.json()).toMatchObject({ id: view.id, plan: { tenant: '*', toVersion: 2 } });
+
+    const pause = await call('POST', `/v1/rollouts/${view.id}/pause`);
+    expect(pause.status).toBe(202);
+    expect(await pause.json()).toMatchObject({ pendingCommand: 'pause' });
+    expect((await call('POST', `/v1/rollouts/${view.id}/resume`)).status).toBe(409);
+    expect((await call('POST', `/v1/rollouts/${view.id}/explode`)).status).toBe(404);
+    expect((await call('GET', '/v1/rollouts/ro-unknown')).status).toBe(404);
+  });
+});

@@ -3,7 +3,7 @@
  *   npm run mesh -- reseed        replace the stored table with MESH_CONFIG (audited)
  *   npm run mesh -- show          print the current table and epoch
  *   npm run mesh -- audit [n]     print the newest n audit entries (default 20)
- *   npm run mesh -- rollout …     the coordinator's rollout API (see lib/rollout-command.ts)
+ *   npm run mesh -- rollout …     the coordinator's rollout API (see rollout-cli/)
  * Uses REDIS_URL, REDIS_KEY_PREFIX and MESH_CONFIG like the apps.
  *   npm run mesh -- model add|check ...   bring your own model (scripts/model-cli, no Redis)
  */
@@ -11,9 +11,10 @@ import { createRedisClient, keyPrefix, loadConfig, redisUrl } from '@mesh/config
 import { RoutingTableRepository, seedFromMeshConfig } from '@mesh/routing';
 import { z } from 'zod';
 import { runModelCommand } from './model-cli/model-cli.command';
-import { rolloutCommand } from './lib/rollout-command';
+import { rolloutCommand } from './rollout-cli/rollout-cli.command';
 
-const USAGE = 'usage: npm run mesh -- reseed | show | audit [n] | model add|check ... | rollout ...';
+const USAGE =
+  'usage: npm run mesh -- reseed | show | audit [n] | model add|check ... | rollout ...';
 
 async function main(): Promise<number> {
   const [command, arg] = process.argv.slice(2);

@@ -1,5 +1,8 @@
 import { runToExit, startApp, uniquePrefix, type StartedApp } from './support/app-process';
 
+// Process start-up on a loaded shared machine can exceed Jest's 5 s default.
+jest.setTimeout(60_000);
+
 const prefix = uniquePrefix(__filename);
 
 describe.each([

@@ -2,6 +2,8 @@ import Redis from 'ioredis';
 import { RoutingTableRepository } from '@mesh/routing';
 import { startApp, uniquePrefix, type StartedApp } from './support/app-process';
 
+jest.setTimeout(120_000);
+
 const prefix = uniquePrefix(__filename);
 const ADMIN = 'coordinator-e2e-admin-key';
 let app: StartedApp;

@@ -256,12 +256,10 @@ export class RoutingTableRepository {
       keys.push(fence.leaseKey);
       args.push(String(fence.token));
     }
-    const reply = (await this.redis.eval(
-      COMMIT_TABLE_SCRIPT,
-      keys.length,
-      ...keys,
-      ...args,
-    )) as [number, number];
+    const reply = (await this.redis.eval(COMMIT_TABLE_SCRIPT, keys.length, ...keys, ...args)) as [
+      number,
+      number,
+    ];
     if (reply[0] === -1) throw new FencedWriteError(fence?.token ?? 0);
     return [reply[0] === 1, Number(reply[1])];
   }

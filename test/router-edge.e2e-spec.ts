@@ -22,6 +22,7 @@ import {
 jest.setTimeout(60_000);
 
 const prefix = uniquePrefix(__filename);
+const ALL_KEY = 'edge-all-tasks-key';
 let mesh: Mesh;
 let redis: Redis;
 
@@ -38,6 +39,30 @@ beforeAll(async () => {
     },
   });
   expect(r.status).toBe(200);
+  const { createHash } = await import('node:crypto');
+  const t = await call(mesh.http, 'PUT', '/v1/admin/tenants', {
+    key: ADMIN_KEY,
+    body: {
+      name: 'edge-all',
+      keySha256: [createHash('sha256').update(ALL_KEY).digest('hex')],
+      allowedTasks: ['*'],
+      rateLimit: { requestsPerSecond: 100000, burst: 100000 },
+      maxInFlight: 512,
+    },
+  });
+  expect(t.status).toBe(200);
+  for (const version of [1, 2]) {
+    const p = await call(mesh.http, 'PUT', '/v1/admin/routes', {
+      key: ADMIN_KEY,
+      body: {
+        tenant: 'edge-all',
+        task: `qt-v${version}`,
+        model: 'question-type-zh',
+        versions: [{ version, weight: 1 }],
+      },
+    });
+    expect(p.status).toBe(200);
+  }
 }, 120_000);
 
 afterAll(async () => {
@@ -261,5 +286,144 @@ describe('item 10: admin edits are audited under the configured actor and logged
         epoch: edit.epoch,
       }),
     );
+  });
+});
+
+describe('item 4: a canary does not change which inputs are accepted', () => {
+  const pair = { task: 'question-type', text: '你好', textPair: '再见' };
+
+  it('routes a pair only to the versions that take pairs (the 90/10 demo canary), HTTP and gRPC', async () => {
+    for (let i = 0; i < 30; i++) {
+      const r = await call(mesh.http, 'POST', '/v1/predict', { key: ACME_KEY, body: pair });
+      expect(r.status).toBe(200);
+      expect(r.body).toMatchObject({ model: 'question-type-zh', version: 2 });
+    }
+    const client = predictorClient(mesh.grpcAddress);
+    try {
+      for (let i = 0; i < 10; i++) {
+        const g = await grpcCall(client, 'Predict', pair, { authorization: `Bearer ${ACME_KEY}` });
+        expect(g.error).toBeUndefined();
+        expect(g.response.version).toBe(2);
+      }
+    } finally {
+      client.close();
+    }
+    // Single texts still follow the 90/10 split: version 1 keeps answering them.
+    const singles = new Set<number>();
+    for (let i = 0; i < 30; i++) {
+      const r = await call(mesh.http, 'POST', '/v1/predict', {
+        key: ACME_KEY,
+        body: { task: 'question-type', text: `你好${i}` },
+      });
+      singles.add(r.body.version);
+    }
+    expect(singles.has(1)).toBe(true);
+  });
+
+  it('answers 400 naming the reason only when no version of the route can serve the pair', async () => {
+    const body = { ...pair, task: 'qt-v1' };
+    const r = await call(mesh.http, 'POST', '/v1/predict', { key: ALL_KEY, body });
+    expect(r.status).toBe(400);
+    expect(r.body.error.code).toBe('INVALID_INPUT');
+    expect(r.body.error.message).toContain('takes single texts only');
+    const client = predictorClient(mesh.grpcAddress);
+    try {
+      const g = await grpcCall(client, 'Predict', body, { authorization: `Bearer ${ALL_KEY}` });
+      expect(g.error?.code).toBe(3);
+      expect(g.error?.metadata.get('x-mesh-error-code')).toEqual(['INVALID_INPUT']);
+    } finally {
+      client.close();
+    }
+  });
+});
+
+describe('item 5: textPair "" means the same over HTTP and gRPC', () => {
+  it('is an empty second segment on both, unlike an absent textPair', async () => {
+    const body = { task: 'qt-v2', text: '为什么', textPair: '' };
+    const http = await call(mesh.http, 'POST', '/v1/tokenize', { key: ALL_KEY, body });
+    const single = await call(mesh.http, 'POST', '/v1/tokenize', {
+      key: ALL_KEY,
+      body: { task: 'qt-v2', text: '为什么' },
+    });
+    expect(http.status).toBe(200);
+    expect(http.body.tokens.filter((t: string) => t === '[SEP]')).toHaveLength(2);
+    expect(single.body.tokens.filter((t: string) => t === '[SEP]')).toHaveLength(1);
+    const client = predictorClient(mesh.grpcAddress);
+    try {
+      const md = { authorization: `Bearer ${ALL_KEY}` };
+      const g = await grpcCall(client, 'Tokenize', body, md);
+      expect(g.error).toBeUndefined();
+      expect(g.response.tokens).toEqual(http.body.tokens);
+      expect(g.response.tokenTypeIds).toEqual(http.body.tokenTypeIds);
+      const absent = await grpcCall(client, 'Tokenize', { task: 'qt-v2', text: '为什么' }, md);
+      expect(absent.response.tokens).toEqual(single.body.tokens);
+      // On a single-text version, "" is a pair too, so it is refused the same way on both.
+      const v1 = { task: 'qt-v1', text: 'a', textPair: '' };
+      const hv1 = await call(mesh.http, 'POST', '/v1/predict', { key: ALL_KEY, body: v1 });
+      const gv1 = await grpcCall(client, 'Predict', v1, md);
+      expect(hv1.status).toBe(400);
+      expect(gv1.error?.code).toBe(3);
+    } finally {
+      client.close();
+    }
+  });
+});
+
+describe('item 7: lengths count characters (code points), not UTF-16 units', () => {
+  it('accepts 15,000 emoji under a 20,000-character limit and counts 20,001 as 20,001', async () => {
+    const ok = await call(mesh.http, 'POST', '/v1/predict', {
+      key: ALL_KEY,
+      body: { task: 'qt-v2', text: '😀'.repeat(15_000) },
+    });
+    expect(ok.status).toBe(200);
+    const long = await call(mesh.http, 'POST', '/v1/predict', {
+      key: ALL_KEY,
+      body: { task: 'qt-v2', text: '😀'.repeat(20_001) },
+    });
+    expect(long.status).toBe(413);
+    expect(long.body.error).toMatchObject({
+      code: 'TEXT_TOO_LONG',
+      message: 'text at index 0 has 20001 characters; the limit is 20000',
+      details: { length: 20001, limit: 20000 },
+    });
+    const client = predictorClient(mesh.grpcAddress);
+    try {
+      const md = { authorization: `Bearer ${ALL_KEY}` };
+      const g = await grpcCall(client, 'Predict', { task: 'qt-v2', text: '😀'.repeat(15_000) }, md);
+      expect(g.error).toBeUndefined();
+      const gl = await grpcCall(
+        client,
+        'Predict',
+        { task: 'qt-v2', text: '😀'.repeat(20_001) },
+        md,
+      );
+      expect(gl.error?.code).toBe(3);
+      expect(gl.error?.details).toBe('text at index 0 has 20001 characters; the limit is 20000');
+    } finally {
+      client.close();
+    }
+  });
+});
+
+describe('item 8: /v1/tasks tells a client what it needs', () => {
+  it('lists weighted versions with weight, maxLength, hardMaxChars, pairs and labels, same on gRPC', async () => {
+    const r = await call(mesh.http, 'GET', '/v1/tasks', { key: ACME_KEY });
+    const qt = (r.body.tasks as any[]).find((t) => t.task === 'question-type');
+    expect(qt).toMatchObject({ model: 'question-type-zh', versions: [1, 2], pairs: true });
+    expect(qt.weightedVersions).toEqual([
+      expect.objectContaining({ version: 1, weight: 90, pairs: false, hardMaxChars: 20000 }),
+      expect.objectContaining({ version: 2, weight: 10, pairs: true, hardMaxChars: 20000 }),
+    ]);
+    expect(qt.weightedVersions[0].maxLength).toBeGreaterThan(0);
+    expect(qt.weightedVersions[0].labels.length).toBeGreaterThan(1);
+    const embed = (r.body.tasks as any[]).find((t) => t.task === 'embed');
+    expect(embed.weightedVersions[0]).toMatchObject({ pairs: false, labels: [] });
+    const client = predictorClient(mesh.grpcAddress);
+    try {
+      const g = await grpcCall(client, 'ListTasks', {}, { authorization: `Bearer ${ACME_KEY}` });
+      expect(g.response.tasks).toEqual(r.body.tasks);
+    } finally {
+      client.close();
+    }
   });
 });

@@ -1,5 +1,6 @@
 import type {
   EncodedBatch,
+  InputCapabilities,
   ModelVersionPreprocessor,
   OutputTensor,
   Prediction,
@@ -12,7 +13,7 @@ import type {
  * and agree: everything the predict path needs to turn texts into tensors and outputs into
  * answers. Immutable.
  */
-export class ServableVersion {
+export class ServableVersion implements InputCapabilities {
   readonly model: string;
   readonly version: number;
   /** `pipeline@version`. */
@@ -22,6 +23,10 @@ export class ServableVersion {
   readonly hardMaxChars: number;
   /** Output tensor the postprocessing reads. */
   readonly output: string;
+  /** Whether a text pair can be served (pipeline takes pairs, model is no embedder). */
+  readonly pairs: boolean;
+  /** Classification labels by index (empty for embeddings). */
+  readonly labels: readonly string[];
 
   constructor(
     private readonly pre: ModelVersionPreprocessor,
@@ -37,6 +42,8 @@ export class ServableVersion {
     this.maxLength = pre.manifest.maxLength;
     this.hardMaxChars = pre.manifest.hardMaxChars;
     this.output = pre.manifest.postprocess.output;
+    this.pairs = pre.pipeline.pairs && this.kind !== 'embedding';
+    this.labels = this.kind === 'classification' ? pre.labels : [];
   }
 
   encode(items: readonly TextInput[]): EncodedBatch {

@@ -1,5 +1,11 @@
 export { BatchEncoder, type EncoderOptions } from './batch.encoder';
 export { BertTokenizer, type SegmentTokens, type TemplatePiece } from './bert.tokenizer';
+export {
+  codePointLength,
+  exceedsChars,
+  inputCapabilityError,
+  type InputCapabilities,
+} from './input-capability';
 export { ModelVersionPreprocessor } from './model-version.preprocessor';
 export { OutputPostprocessor } from './output.postprocessor';
 export { PipelineRegistry, type PipelineDefinition } from './pipeline.registry';

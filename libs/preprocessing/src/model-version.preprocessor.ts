@@ -30,6 +30,11 @@ export class ModelVersionPreprocessor {
     return this.encoder.encode(inputs);
   }
 
+  /** Classification labels by output index (empty for embeddings or without labels.txt). */
+  get labels(): readonly string[] {
+    return this.postprocessor.labels;
+  }
+
   /** What the model will see for one input (tokens, ids, mask, type ids, truncated). */
   tokenize(input: TextInput): TokenizeResult {
     return this.encoder.tokenize(input);

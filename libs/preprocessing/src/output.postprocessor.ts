@@ -14,7 +14,7 @@ type Activation = ClassificationPostprocess['activation'];
 export class OutputPostprocessor {
   constructor(
     private readonly spec: PostprocessSpec,
-    private readonly labels: readonly string[],
+    readonly labels: readonly string[],
   ) {}
 
   postprocess(

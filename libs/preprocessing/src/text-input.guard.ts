@@ -1,3 +1,4 @@
+import { codePointLength, exceedsChars } from './input-capability';
 import { InputTooLargeError, InputValidationError } from './preprocessing.errors';
 
 // String.prototype.{is,to}WellFormed are in Node 20 but not in the ES2023 lib typings.
@@ -8,8 +9,8 @@ const toWellFormed = (s: string): string => {
 };
 
 /**
- * Checks one user text before tokenization. Length is counted in UTF-16 code units
- * (JavaScript's `string.length`) against `hardMaxChars`. Lone surrogates are replaced by
+ * Checks one user text before tokenization. Length is counted in characters (Unicode code
+ * points, so an emoji is one) against `hardMaxChars`. Lone surrogates are replaced by
  * U+FFFD, which BERT normalisation then drops, so invalid UTF-16 encodes deterministically
  * (the Rust binding does the same replacement when the string crosses into UTF-8).
  */
@@ -22,8 +23,8 @@ export class TextInputGuard {
         `${field} at index ${index} must be a string, got ${value === null ? 'null' : typeof value}`,
       );
     }
-    if (value.length > this.hardMaxChars) {
-      throw new InputTooLargeError(field, index, value.length, this.hardMaxChars);
+    if (exceedsChars(value, this.hardMaxChars)) {
+      throw new InputTooLargeError(field, index, codePointLength(value), this.hardMaxChars);
     }
     return toWellFormed(value);
   }

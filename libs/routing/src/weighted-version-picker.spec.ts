@@ -109,6 +109,43 @@ describe('WeightedVersionPicker', () => {
     expect(new Set(seen)).toEqual(new Set([2]));
   });
 
+  describe('versions that refuse the request', () => {
+    const pairRefused = new Error('v1 takes single texts only');
+    const refusesV1 = (_m: string, v: number) => (v === 1 ? pairRefused : undefined);
+
+    it('renormalises the weights over the versions that can serve it', () => {
+      const r = route({ 1: 60, 2: 30, 3: 10 });
+      const got = shares(
+        keys.map((stickyKey) => picker.pick(r, { stickyKey, refuses: refusesV1 }).version),
+      );
+      expect(got.get(1)).toBeUndefined();
+      // 30:10 over versions 2 and 3 → 75 % / 25 %.
+      expect(Math.abs((got.get(2) ?? 0) - 75)).toBeLessThanOrEqual(2);
+      expect(Math.abs((got.get(3) ?? 0) - 25)).toBeLessThanOrEqual(2);
+    });
+
+    it('throws the refusal (a client error) only when every routable version refuses', () => {
+      expect(() => picker.pick(route({ 1: 90 }), { refuses: refusesV1 })).toThrow(pairRefused);
+      // v2 is unroutable, so only v1 could serve: its refusal, not BACKEND_UNAVAILABLE.
+      expect(() =>
+        picker.pick(route({ 1: 90, 2: 10 }), {
+          refuses: refusesV1,
+          unroutableReason: (_m, v) => (v === 2 ? 'no READY backend' : undefined),
+        }),
+      ).toThrow(pairRefused);
+      // Nothing routable at all stays BACKEND_UNAVAILABLE whatever the request.
+      expect(() =>
+        picker.pick(route({ 1: 90 }), { refuses: refusesV1, unroutableReason: () => 'down' }),
+      ).toThrow(NoRoutableVersionError);
+    });
+
+    it('skips a shadow that cannot serve the request', () => {
+      const r = route({ 2: 1 }, { shadow: { version: 1 } });
+      expect(picker.pickShadow(r, { refuses: refusesV1 })).toBeUndefined();
+      expect(picker.pickShadow(r)).toEqual({ model: 'question-type-zh', version: 1 });
+    });
+  });
+
   it('throws BACKEND_UNAVAILABLE with a reason per version when nothing is routable', () => {
     const r = route({ 1: 90, 2: 10, 3: 0 });
     let error: unknown;

@@ -63,6 +63,19 @@ export interface TaskInfo {
   model: string;
   kind: 'classification' | 'embedding' | 'unknown';
   versions: number[];
+  weightedVersions: TaskVersionInfo[];
+  /** Some weighted version takes text pairs. */
+  pairs: boolean;
+}
+
+/** One weighted version of a task; zeros/false when the version is not servable here. */
+export interface TaskVersionInfo {
+  version: number;
+  weight: number;
+  maxLength: number;
+  hardMaxChars: number;
+  pairs: boolean;
+  labels: string[];
 }
 
 /** An authenticated caller. */

@@ -1,19 +1,31 @@
-import { InputTooLargeError, type EncodedBatch, type TextInput } from '@mesh/preprocessing';
+import {
+  InputTooLargeError,
+  InputValidationError,
+  type EncodedBatch,
+  type TextInput,
+} from '@mesh/preprocessing';
 import {
   InFlightLimiter,
   TooManyInFlightError,
+  WeightedVersionPicker,
   type Route,
+  type RoutingTableCache,
   type Tenant,
   type TenantRateLimiter,
 } from '@mesh/routing';
 import { Registry } from 'prom-client';
-import type { InferenceGateway, ServableVersion } from '@mesh/inference';
-import { BatchTooLargeError, UnsupportedForModelError } from '../errors/router.errors';
+import type {
+  BackendDirectory,
+  InferenceGateway,
+  ServableVersion,
+  VersionCatalog,
+} from '@mesh/inference';
+import { BatchTooLargeError } from '../errors/router.errors';
 import { AdmissionService } from './admission.service';
 import type { CallContext } from './predict.commands';
 import { PredictService } from './predict.service';
 import { ResponseCacheRegistry } from './response-cache.registry';
-import type { RouteSelector } from './route.selector';
+import { RouteSelector } from './route.selector';
 import { RouterMetrics } from './router.metrics';
 import { ShadowMirror } from './shadow.mirror';
 
@@ -34,12 +46,17 @@ const ctx: CallContext = {
 };
 
 /** A fake version whose "model" labels each text by its length, so answers are checkable. */
-function fakeVersion(kind: 'classification' | 'embedding' = 'classification'): ServableVersion {
+function fakeVersion(
+  kind: 'classification' | 'embedding' = 'classification',
+  { version = 1, pairs = kind === 'classification' } = {},
+): ServableVersion {
   return {
     model: 'm',
-    version: 1,
-    pipeline: 'bert-wordpiece@2',
+    version,
+    pipeline: pairs ? 'bert-wordpiece@2' : 'bert-wordpiece@1',
     kind,
+    pairs,
+    labels: [],
     maxLength: 128,
     hardMaxChars: 10,
     maxBatchSize: 2,
@@ -60,7 +77,12 @@ function fakeVersion(kind: 'classification' | 'embedding' = 'classification'): S
   } as unknown as ServableVersion;
 }
 
-function setup(route: Partial<Route> = {}, version = fakeVersion(), shadow?: ServableVersion) {
+function setup(
+  route: Partial<Route> = {},
+  version = fakeVersion(),
+  shadow?: ServableVersion,
+  others: ServableVersion[] = [],
+) {
   const registry = new Registry();
   const sent: string[][] = [];
   const priorities: string[] = [];
@@ -87,11 +109,17 @@ function setup(route: Partial<Route> = {}, version = fakeVersion(), shadow?: Ser
     task: 't',
     model: 'm',
     versions: [{ version: 1, weight: 1 }],
+    ...(shadow ? { shadow: { version: shadow.version } } : {}),
     ...route,
   };
-  const selector = {
-    select: () => ({ route: fullRoute, version, ...(shadow ? { shadow } : {}) }),
-  } as unknown as RouteSelector;
+  const all = [version, ...(shadow ? [shadow] : []), ...others];
+  const catalog = {
+    servable: (_m: string, v: number) => all.find((x) => x.version === v),
+    problem: () => 'not in the repository',
+  } as unknown as VersionCatalog;
+  const routes = { resolve: () => ({ tenant, route: fullRoute }) } as unknown as RoutingTableCache;
+  const backends = { unroutableReason: () => undefined } as unknown as BackendDirectory;
+  const selector = new RouteSelector(routes, new WeightedVersionPicker(), catalog, backends);
   const inFlight = new InFlightLimiter();
   const limiter = { admit: async () => undefined } as unknown as TenantRateLimiter;
   const metrics = new RouterMetrics(registry);
@@ -167,7 +195,39 @@ describe('PredictService', () => {
     const { service } = setup({}, fakeVersion('embedding'));
     await expect(
       service.predict(ctx, tenant, { task: 't', text: 'a', textPair: 'b' }),
-    ).rejects.toBeInstanceOf(UnsupportedForModelError);
+    ).rejects.toBeInstanceOf(InputValidationError);
+  });
+
+  it('counts characters as code points: 10 emoji fit hardMaxChars 10, 11 do not', async () => {
+    const { service } = setup();
+    await expect(
+      service.predict(ctx, tenant, { task: 't', text: '😀'.repeat(10) }),
+    ).resolves.toMatchObject({ version: 1 });
+    await expect(
+      service.predict(ctx, tenant, { task: 't', text: '😀'.repeat(11) }),
+    ).rejects.toMatchObject({ code: 'TEXT_TOO_LONG', length: 11, limit: 10 });
+  });
+
+  it('routes a pair only among the versions that take pairs; 400 only when none does', async () => {
+    const singleOnly = fakeVersion('classification', { version: 1, pairs: false });
+    const pairs = fakeVersion('classification', { version: 2, pairs: true });
+    const canary = {
+      versions: [
+        { version: 1, weight: 90 },
+        { version: 2, weight: 10 },
+      ],
+    };
+    const { service } = setup(canary, singleOnly, undefined, [pairs]);
+    const versions = new Set<number>();
+    for (let i = 0; i < 30; i++) {
+      const r = await service.predict(ctx, tenant, { task: 't', text: '你好', textPair: '再见' });
+      versions.add(r.version);
+    }
+    expect([...versions]).toEqual([2]);
+    const onlySingle = setup({ versions: [{ version: 1, weight: 1 }] }, singleOnly);
+    await expect(
+      onlySingle.service.predict(ctx, tenant, { task: 't', text: 'a', textPair: 'b' }),
+    ).rejects.toThrow('takes single texts only');
   });
 
   it('holds one in-flight slot per request while it runs and refuses beyond maxInFlight', async () => {

@@ -1,8 +1,8 @@
 import { performance } from 'node:perf_hooks';
-import { InputTooLargeError, type EncodedBatch, type TextInput } from '@mesh/preprocessing';
+import type { EncodedBatch, TextInput } from '@mesh/preprocessing';
 import type { Tenant } from '@mesh/routing';
 import type { InferenceGateway, ServableVersion } from '@mesh/inference';
-import { BatchTooLargeError, UnsupportedForModelError } from '../errors/router.errors';
+import { BatchTooLargeError } from '../errors/router.errors';
 import { AdmissionService } from './admission.service';
 import type {
   CallContext,
@@ -39,11 +39,8 @@ export class PredictService {
   ) {}
 
   predict(ctx: CallContext, tenant: Tenant, cmd: PredictCommand): Promise<PredictResult> {
-    return this.observe(ctx, tenant, cmd.task, 'predict', async (chosen) => {
-      const input: TextInput =
-        cmd.textPair === undefined
-          ? { text: cmd.text }
-          : { text: cmd.text, textPair: cmd.textPair };
+    const input = inputOf(cmd);
+    return this.observe(ctx, tenant, cmd.task, 'predict', [input], async (chosen) => {
       const [prediction] = await this.run(ctx, chosen, [input]);
       return {
         model: chosen.version.model,
@@ -58,22 +55,18 @@ export class PredictService {
     tenant: Tenant,
     cmd: PredictBatchCommand,
   ): Promise<PredictBatchResult> {
-    return this.observe(ctx, tenant, cmd.task, 'predict_batch', async (chosen) => {
+    const inputs = cmd.texts.map((text) => ({ text }));
+    return this.observe(ctx, tenant, cmd.task, 'predict_batch', inputs, async (chosen) => {
       const limit = this.maxBatch(chosen.version);
       if (cmd.texts.length > limit) throw new BatchTooLargeError(cmd.texts.length, limit);
-      const inputs = cmd.texts.map((text) => ({ text }));
       const results = await this.run(ctx, chosen, inputs);
       return { model: chosen.version.model, version: chosen.version.version, results };
     });
   }
 
   tokenize(ctx: CallContext, tenant: Tenant, cmd: TokenizeCommand): Promise<TokenizeOutcome> {
-    return this.observe(ctx, tenant, cmd.task, 'tokenize', async ({ version }) => {
-      const input: TextInput =
-        cmd.textPair === undefined
-          ? { text: cmd.text }
-          : { text: cmd.text, textPair: cmd.textPair };
-      checkInputs(version, [input]);
+    const input = inputOf(cmd);
+    return this.observe(ctx, tenant, cmd.task, 'tokenize', [input], async ({ version }) => {
       const t = version.tokenize(input);
       return {
         model: version.model,
@@ -88,12 +81,16 @@ export class PredictService {
     });
   }
 
-  /** Admission, version choice, metrics and latency common to every method. */
+  /**
+   * Admission, version choice (among the versions that can serve `inputs`), metrics and
+   * latency common to every method.
+   */
   private async observe<T extends object>(
     ctx: CallContext,
     tenant: Tenant,
     task: string,
     method: Method,
+    inputs: readonly TextInput[],
     body: (chosen: SelectedVersion) => Promise<T>,
   ): Promise<T & { latencyMs: number }> {
     let model = '';
@@ -102,7 +99,7 @@ export class PredictService {
     try {
       const release = await this.admission.admit(tenant);
       try {
-        const chosen = this.selector.select(tenant, task, ctx.stickyKey);
+        const chosen = this.selector.select(tenant, task, ctx.stickyKey, inputs);
         model = chosen.version.model;
         version = String(chosen.version.version);
         this.metrics.stage('queue', model, chosen.version.version, sinceSeconds(ctx.receivedAt));
@@ -132,7 +129,6 @@ export class PredictService {
     inputs: TextInput[],
   ): Promise<Prediction[]> {
     const { route, version } = chosen;
-    checkInputs(version, inputs);
     const cache = this.caches.forRoute(route);
     const out: (Prediction | undefined)[] = inputs.map((input) => {
       if (!cache) return undefined;
@@ -205,21 +201,10 @@ export class PredictService {
   }
 }
 
-/** Hard caps from the manifest, checked before any tokenizer work (413, not truncation). */
-function checkInputs(version: ServableVersion, inputs: readonly TextInput[]): void {
-  inputs.forEach((input, index) => {
-    if (input.textPair !== undefined && version.kind === 'embedding') {
-      throw new UnsupportedForModelError(
-        `model '${version.model}' is an embedding model and takes no textPair`,
-      );
-    }
-    for (const field of ['text', 'textPair'] as const) {
-      const value = input[field];
-      if (value !== undefined && value.length > version.hardMaxChars) {
-        throw new InputTooLargeError(field, index, value.length, version.hardMaxChars);
-      }
-    }
-  });
+function inputOf(cmd: PredictCommand | TokenizeCommand): TextInput {
+  return cmd.textPair === undefined
+    ? { text: cmd.text }
+    : { text: cmd.text, textPair: cmd.textPair };
 }
 
 function codeOf(err: unknown): string {

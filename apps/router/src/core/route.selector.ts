@@ -1,4 +1,5 @@
 import type { BackendDirectory, ServableVersion, VersionCatalog } from '@mesh/inference';
+import { inputCapabilityError, type TextInput } from '@mesh/preprocessing';
 import type { Route, RoutingTableCache, Tenant, WeightedVersionPicker } from '@mesh/routing';
 
 export interface SelectedVersion {
@@ -21,11 +22,25 @@ export class RouteSelector {
     private readonly backends: BackendDirectory,
   ) {}
 
-  select(tenant: Tenant, task: string, stickyKey: string | undefined): SelectedVersion {
+  /**
+   * Picks among the route's routable versions that can serve `inputs` (weights renormalised
+   * over them); the capability error (400/413) only when none can.
+   */
+  select(
+    tenant: Tenant,
+    task: string,
+    stickyKey: string | undefined,
+    inputs: readonly TextInput[],
+  ): SelectedVersion {
     const { route } = this.routes.resolve(tenant.name, task);
+    const refuses = (model: string, v: number): Error | undefined => {
+      const servable = this.catalog.servable(model, v);
+      return servable && inputCapabilityError(servable, inputs);
+    };
     const picked = this.picker.pick(route, {
       ...(stickyKey === undefined ? {} : { stickyKey }),
       unroutableReason: (model, version) => this.unroutableReason(model, version),
+      refuses,
     });
     // The picker only returns versions the catalog holds, so this lookup cannot miss.
     const version = this.catalog.servable(picked.model, picked.version);
@@ -33,6 +48,7 @@ export class RouteSelector {
     const shadowPick = this.picker.pickShadow(route, {
       ...(stickyKey === undefined ? {} : { stickyKey }),
       unroutableReason: (model, v) => this.unroutableReason(model, v),
+      refuses,
     });
     const shadow = shadowPick && this.catalog.servable(shadowPick.model, shadowPick.version);
     return shadow && shadow !== version ? { route, version, shadow } : { route, version };

@@ -1,4 +1,4 @@
-import type { Prediction, TextInput } from '@mesh/preprocessing';
+import { inputCapabilityError, type Prediction, type TextInput } from '@mesh/preprocessing';
 import type { InferenceGateway, ServableVersion } from '@mesh/inference';
 import type { CallContext } from './predict.commands';
 import type { RouterMetrics } from './router.metrics';
@@ -44,12 +44,7 @@ export class ShadowMirror {
     primary: Prediction[],
   ): Promise<void> {
     try {
-      if (
-        inputs.some(
-          (i) =>
-            i.text.length > shadow.hardMaxChars || (i.textPair?.length ?? 0) > shadow.hardMaxChars,
-        )
-      ) {
+      if (inputCapabilityError(shadow, inputs) !== undefined) {
         this.metrics.shadow(shadow.model, shadow.version, 'SKIPPED');
         return;
       }

@@ -10,11 +10,27 @@ export class TasksService {
   ) {}
 
   list(tenant: Tenant): TaskInfo[] {
-    return this.routes.tasksFor(tenant.name).map((route) => ({
-      task: route.task,
-      model: route.model,
-      kind: this.catalog.kindOf(route.model) ?? 'unknown',
-      versions: route.versions.filter((v) => v.weight > 0).map((v) => v.version),
-    }));
+    return this.routes.tasksFor(tenant.name).map((route) => {
+      const weighted = route.versions.filter((v) => v.weight > 0);
+      const weightedVersions = weighted.map(({ version, weight }) => {
+        const v = this.catalog.servable(route.model, version);
+        return {
+          version,
+          weight,
+          maxLength: v?.maxLength ?? 0,
+          hardMaxChars: v?.hardMaxChars ?? 0,
+          pairs: v?.pairs ?? false,
+          labels: [...(v?.labels ?? [])],
+        };
+      });
+      return {
+        task: route.task,
+        model: route.model,
+        kind: this.catalog.kindOf(route.model) ?? 'unknown',
+        versions: weighted.map((v) => v.version),
+        weightedVersions,
+        pairs: weightedVersions.some((v) => v.pairs),
+      };
+    });
   }
 }

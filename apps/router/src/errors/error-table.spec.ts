@@ -16,24 +16,12 @@ import { InputTooLargeError, InputValidationError, OutputShapeError } from '@mes
 import { BadBackendResponseError } from '@mesh/inference';
 import { ERROR_TABLE } from './error-table';
 import { describeError, errorBody } from './error-view';
-import {
-  BatchTooLargeError,
-  PayloadTooLargeError,
-  RequestValidationError,
-  UnsupportedForModelError,
-} from './router.errors';
+import { BatchTooLargeError, PayloadTooLargeError, RequestValidationError } from './router.errors';
 
 const cases: [string, unknown, string, number, GrpcStatus][] = [
   [
     'bad request body',
     new RequestValidationError([{ path: 'task', message: 'is required' }]),
-    'INVALID_ARGUMENT',
-    400,
-    GrpcStatus.INVALID_ARGUMENT,
-  ],
-  [
-    'pair on an embedder',
-    new UnsupportedForModelError('no pairs'),
     'INVALID_ARGUMENT',
     400,
     GrpcStatus.INVALID_ARGUMENT,

@@ -48,15 +48,6 @@ export class BatchTooLargeError extends RouterError {
   }
 }
 
-/** The request asks for something the routed model cannot do (e.g. a pair on an embedder). */
-export class UnsupportedForModelError extends RouterError {
-  readonly code = 'INVALID_ARGUMENT';
-
-  constructor(reason: string) {
-    super(reason);
-  }
-}
-
 /** An admin route to an unknown model, or a version the router cannot serve. */
 export class UnknownModelError extends RouterError {
   readonly code = 'INVALID_ARGUMENT';

@@ -27,7 +27,8 @@ interface PredictBatchRequestMsg {
 
 /**
  * `mesh.v1.Predictor`: the same calls as the HTTP API, translated message ↔ command at this
- * edge. Proto3 has no "absent" for plain strings, so an empty task/text reads as missing.
+ * edge. Proto3 has no "absent" for plain strings, so an empty task reads as missing; the
+ * `optional` text_pair keeps its presence.
  */
 @Controller()
 @UseFilters(GrpcErrorFilter)
@@ -110,7 +111,9 @@ function orUndefined(v: string | null | undefined): string | undefined {
 }
 
 function singleOf(req: PredictRequestMsg): object {
-  const textPair = orUndefined(req.textPair);
+  // `text_pair` is proto3 `optional`: presence is on the wire, so "" is an empty second
+  // segment (as over HTTP), and only an absent field means "no pair".
+  const textPair = req.textPair ?? undefined;
   // An empty text is a valid input (it encodes to [CLS] [SEP]); only the task must be set.
   return {
     task: orUndefined(req.task),

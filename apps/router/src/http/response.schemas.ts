@@ -51,6 +51,17 @@ export const taskInfoSchema = z.object({
   model: z.string(),
   kind: z.enum(['classification', 'embedding', 'unknown']),
   versions: z.array(z.number().int()).describe('versions with a positive weight'),
+  weightedVersions: z.array(
+    z.object({
+      version: z.number().int(),
+      weight: z.number().describe('relative share of traffic'),
+      maxLength: z.number().int().describe('tokens per row kept (longer input is truncated)'),
+      hardMaxChars: z.number().int().describe('longest text, in characters (code points)'),
+      pairs: z.boolean().describe('takes textPair'),
+      labels: z.array(z.string()).describe('classification labels by index; [] for embeddings'),
+    }),
+  ),
+  pairs: z.boolean().describe('some weighted version takes textPair (pairs are routed to those)'),
 });
 
 export const tasksResponseSchema = z.object({ tasks: z.array(taskInfoSchema) });

@@ -1,0 +1,66 @@
+import { InputTooLargeError, InputValidationError } from './preprocessing.errors';
+import type { TextInput } from './preprocessing.types';
+
+/** What one model version accepts; the rule below decides whether it can serve an input. */
+export interface InputCapabilities {
+  readonly model: string;
+  readonly version: number;
+  /** `pipeline@version`. */
+  readonly pipeline: string;
+  readonly kind: 'classification' | 'embedding';
+  /** The pipeline takes text pairs (and the model is not an embedder). */
+  readonly pairs: boolean;
+  /** Longest text, in characters (Unicode code points). */
+  readonly hardMaxChars: number;
+}
+
+/**
+ * Length in characters as the docs count them: Unicode code points, so an emoji (a UTF-16
+ * surrogate pair) is one character. Lone surrogates count one each.
+ */
+export function codePointLength(s: string): number {
+  let n = 0;
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c >= 0xd800 && c <= 0xdbff && i + 1 < s.length) {
+      const d = s.charCodeAt(i + 1);
+      if (d >= 0xdc00 && d <= 0xdfff) i++;
+    }
+    n++;
+  }
+  return n;
+}
+
+/** True when `s` has more than `limit` code points; O(1) for the common short text. */
+export function exceedsChars(s: string, limit: number): boolean {
+  return s.length > limit && codePointLength(s) > limit;
+}
+
+/**
+ * The error serving `inputs` with this version would raise before any tokenizer work, or
+ * undefined when it can serve them all. Routing uses it to choose only among versions that can
+ * serve a request (a canary must not change which inputs are accepted); a pinned bulk job uses
+ * it to refuse items up front. The same rule everywhere, so the answers cannot disagree.
+ */
+export function inputCapabilityError(
+  caps: InputCapabilities,
+  inputs: readonly TextInput[],
+): InputValidationError | InputTooLargeError | undefined {
+  for (let index = 0; index < inputs.length; index++) {
+    const input = inputs[index]!;
+    if (input.textPair !== undefined && !caps.pairs) {
+      return new InputValidationError(
+        caps.kind === 'embedding'
+          ? `textPair at index ${index}: model '${caps.model}' v${caps.version} is an embedding model and takes no textPair`
+          : `textPair at index ${index}: model '${caps.model}' v${caps.version} (${caps.pipeline}) takes single texts only`,
+      );
+    }
+    for (const field of ['text', 'textPair'] as const) {
+      const value = input[field];
+      if (value !== undefined && exceedsChars(value, caps.hardMaxChars)) {
+        return new InputTooLargeError(field, index, codePointLength(value), caps.hardMaxChars);
+      }
+    }
+  }
+  return undefined;
+}

@@ -18,6 +18,22 @@ export interface StartedApp {
   stop(signal?: NodeJS.Signals): Promise<number | null>;
 }
 
+/** Every app process a test file started and that has not exited yet. */
+const running = new Set<ChildProcess>();
+
+// A test that fails half-way (a timeout in a hook, say) must not leave its apps running: their
+// open pipes would keep Jest from exiting. Registered once per test file that uses this module.
+if (typeof afterAll === 'function') {
+  afterAll(() => {
+    for (const proc of running) proc.kill('SIGKILL');
+  });
+}
+
+function track(proc: ChildProcess): void {
+  running.add(proc);
+  proc.on('exit', () => running.delete(proc));
+}
+
 export function mainOf(app: AppName): string {
   const main = join(ROOT, 'dist', 'apps', app, 'src', 'main.js');
   if (!existsSync(main)) throw new Error(`${main} is missing: run \`npm run build\` first`);
@@ -38,6 +54,7 @@ export async function startApp(
     env: { ...process.env, LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
+  track(proc);
   const logs: string[] = [];
   const urls: Record<string, string> = {};
   const onLine = (line: string) => {
@@ -105,6 +122,7 @@ export function runToExit(
       env: { ...process.env, ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
+    track(proc);
     let output = '';
     proc.stdout.on('data', (d: Buffer) => (output += d.toString()));
     proc.stderr.on('data', (d: Buffer) => (output += d.toString()));

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import {
   cpSync,
+  existsSync,
   mkdtempSync,
   readFileSync,
   readdirSync,
@@ -21,6 +22,7 @@ import {
   DEMO,
   runModelCli,
   stripDemoModel,
+  vocabularySize,
   writeVariantModel,
   type ExportedFiles,
 } from './testing/exported-model.fixture';
@@ -186,20 +188,57 @@ describe('mesh model add to a repository where the model exists', () => {
   });
 });
 
+describe('mesh model add of an encoder', () => {
+  it('writes what the generator writes for the demo embedding model', async () => {
+    const repo = join(work, 'embedding-repo');
+    const files = stripDemoModel(join(work, 'export-embed'), 'text-embed-zh', 1);
+    const run = await runModelCli([
+      'add',
+      '--repository',
+      repo,
+      '--name',
+      'text-embed-zh',
+      '--onnx',
+      files.onnx,
+      '--tokenizer',
+      files.tokenizer,
+      '--kind',
+      'embedding',
+      '--max-batch-size',
+      '64',
+    ]);
+    expect([run.code, run.stderr]).toEqual([0, '']);
+    expect(run.stdout).toContain('serves:    last_hidden_state (embedding)');
+    expect(run.stdout).toMatch(/-> embedding\[128\]/);
+    const demo = join(DEMO, 'text-embed-zh');
+    expect(read(join(repo, 'text-embed-zh', 'config.pbtxt'))).toBe(
+      read(join(demo, 'config.pbtxt')),
+    );
+    expect(read(join(repo, 'text-embed-zh', '1', 'preprocess.json'))).toBe(
+      read(join(demo, '1', 'preprocess.json')),
+    );
+  });
+});
+
 describe('mesh model add refuses what cannot be served', () => {
   let repo: string;
 
+  let n = 0;
+
   beforeEach(() => {
-    repo = mkdtempSync(join(work, 'refusals-'));
+    // A repository that does not exist yet: model add would create it.
+    repo = join(work, `refusals-${(n += 1)}`);
   });
 
   afterEach(() => {
-    // A refusal never leaves a model, a version or a staging directory behind.
-    expect(readdirSync(repo)).toEqual([]);
+    // A refusal leaves nothing behind: no model, version, staging or repository directory.
+    expect(existsSync(repo)).toBe(false);
   });
 
   it('fixed sequence dims [1, 512] (field report A), saying how to re-export', async () => {
-    const onnx = writeVariantModel(join(work, 'fixed.onnx'), { batch: 1, sequence: 512 });
+    const onnx = writeVariantModel(join(work, 'fixed.onnx'), {
+      axes: { batch: 1, sequence: 512 },
+    });
     const run = await runModelCli(addArgs(repo, 'fixed', { ...exported, onnx }));
     expect(run.code).toBe(1);
     expect(run.stderr).toContain('refused (SIGNATURE_UNSUPPORTED)');
@@ -211,8 +250,7 @@ describe('mesh model add refuses what cannot be served', () => {
 
   it('a static batch axis', async () => {
     const onnx = writeVariantModel(join(work, 'static-batch.onnx'), {
-      batch: 1,
-      sequence: 'sequence',
+      axes: { batch: 1, sequence: 'sequence' },
     });
     const run = await runModelCli(addArgs(repo, 'static', { ...exported, onnx }));
     expect(run.code).toBe(1);
@@ -244,6 +282,19 @@ describe('mesh model add refuses what cannot be served', () => {
     expect(run.code).toBe(1);
     expect(run.stderr).toContain('tok/1 failed validation; nothing was written');
     expect(run.stderr).toContain('tokenizer.json is not a usable BERT WordPiece tokenizer');
+  });
+
+  it('a model whose outputs change with padding (attention_mask not applied)', async () => {
+    const onnx = writeVariantModel(join(work, 'ignores-mask.onnx'), {
+      vocabSize: vocabularySize(exported.tokenizer),
+      maskPenalty: 0,
+    });
+    const run = await runModelCli(addArgs(repo, 'nomask', { ...exported, onnx }));
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain('nomask/1 failed validation; nothing was written');
+    expect(run.stderr).toMatch(
+      /padding changes the output: rows of a padded batch of 4 differ from single runs by \S+ \(> 0\.0001\); the model must apply attention_mask/,
+    );
   });
 });
 

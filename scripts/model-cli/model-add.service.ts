@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { copyFile, mkdir, mkdtemp, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { copyFile, mkdir, mkdtemp, readFile, rename, rm, rmdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import {
   checkAgainstExisting,
@@ -256,6 +256,7 @@ export async function addModelVersion(o: ModelAddOptions): Promise<ModelAddResul
     `${o.name}/${version}/${MANIFEST_FILE}`,
   );
 
+  const newRepository = !existsSync(o.repository);
   await mkdir(o.repository, { recursive: true });
   const staging = await mkdtemp(join(o.repository, `.model-add-${o.name}-${version}-`));
   try {
@@ -291,6 +292,12 @@ export async function addModelVersion(o: ModelAddOptions): Promise<ModelAddResul
       report,
       notes: [...files.notes, ...report.notes],
     };
+  } catch (err: unknown) {
+    // A refusal leaves no trace, not even the repository directory it had to create.
+    await rm(staging, { recursive: true, force: true });
+    // rmdir only removes it while empty, so a concurrent add into it is never harmed.
+    if (newRepository) await rmdir(o.repository).catch(() => undefined);
+    throw err;
   } finally {
     await rm(staging, { recursive: true, force: true });
   }

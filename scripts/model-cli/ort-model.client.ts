@@ -36,6 +36,8 @@ export class OrtModelClient {
         intraOpNumThreads: 1,
         interOpNumThreads: 1,
         graphOptimizationLevel: 'all',
+        // Errors only: graph-cleanup warnings (unused initializers) are noise to someone publishing.
+        logSeverityLevel: 3,
       });
       return new OrtModelClient(session);
     } catch (err: unknown) {

@@ -24,6 +24,11 @@ export interface BertModelSpec {
    * export without dynamic axes does), e.g. `{ batch: 1, sequence: 512 }`.
    */
   axes?: { batch: number | string; sequence: number | string };
+  /**
+   * Additive attention penalty on padded positions (default -10000). 0 makes a broken export
+   * whose outputs change with padding, for tests of the padding-invariance check.
+   */
+  maskPenalty?: number;
 }
 
 /** Bumped whenever the graph or weight recipe changes (changes every hash). */
@@ -60,13 +65,18 @@ interface Ctx {
   c: Constants;
 }
 
-function constants(g: OnnxGraphBuilder, p: SeededParams, dims: BertDimensions): Constants {
+function constants(
+  g: OnnxGraphBuilder,
+  p: SeededParams,
+  dims: BertDimensions,
+  maskPenalty: number,
+): Constants {
   const headDim = dims.hidden / dims.heads;
   return {
     one: p.scalar('const.one', 1),
     half: p.scalar('const.half', 0.5),
     invSqrt2: p.scalar('const.inv_sqrt2', 1 / Math.sqrt(2)),
-    maskPenalty: p.scalar('const.mask_penalty', MASK_PENALTY),
+    maskPenalty: p.scalar('const.mask_penalty', maskPenalty),
     attentionScale: p.scalar('const.attention_scale', 1 / Math.sqrt(headDim)),
     // Reshape's 0 copies the input dim, so batch and sequence stay dynamic.
     splitHeadsShape: g.int64Initializer(
@@ -208,7 +218,12 @@ function classifierHead(ctx: Ctx, hidden: string, numLabels: number): string {
 function buildGraph(spec: BertModelSpec): OnnxModel['graph'] {
   const g = new OnnxGraphBuilder();
   const p = new SeededParams(g, spec.seed);
-  const ctx: Ctx = { g, p, dims: spec.dims, c: constants(g, p, spec.dims) };
+  const ctx: Ctx = {
+    g,
+    p,
+    dims: spec.dims,
+    c: constants(g, p, spec.dims, spec.maskPenalty ?? MASK_PENALTY),
+  };
   const dynamic = [spec.axes?.batch ?? 'batch', spec.axes?.sequence ?? 'sequence'];
   const inputIds = g.input('input_ids', OnnxDataType.INT64, dynamic);
   const attentionMask = g.input('attention_mask', OnnxDataType.INT64, dynamic);

@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { buildBertOnnx, type BertModelSpec } from '../../models/bert-onnx';
 
@@ -35,25 +35,37 @@ export function stripDemoModel(dir: string, model = 'sentiment-en', version = 1)
   return files;
 }
 
+export interface VariantOptions {
+  /** Input axes, e.g. `{ batch: 1, sequence: 512 }` as a TorchScript-era export has. */
+  axes?: BertModelSpec['axes'];
+  numLabels?: number;
+  /** The demo vocabulary's size when the model must run with the demo tokenizer. */
+  vocabSize?: number;
+  maskPenalty?: number;
+}
+
 /**
- * A tiny classifier graph (few weights; it is only inspected, never served) with the given
- * input axes, e.g. `{ batch: 1, sequence: 512 }` as a TorchScript-era export has.
+ * A tiny classifier graph from the generator (hidden size 8), with the axes or the attention
+ * masking of a careless export. Few weights: quick to build, inspect and run.
  */
-export function writeVariantModel(
-  path: string,
-  axes: NonNullable<BertModelSpec['axes']>,
-  numLabels = 3,
-): string {
+export function writeVariantModel(path: string, options: VariantOptions): string {
   const spec: BertModelSpec = {
     name: 'variant',
-    seed: `variant@${JSON.stringify(axes)}`,
-    vocabSize: 64,
+    seed: `variant@${JSON.stringify(options)}`,
+    vocabSize: options.vocabSize ?? 64,
     dims: { layers: 1, hidden: 8, heads: 2, intermediate: 16, maxPositions: 512, typeVocabSize: 2 },
-    head: { kind: 'classification', numLabels },
-    axes,
+    head: { kind: 'classification', numLabels: options.numLabels ?? 3 },
+    axes: options.axes,
+    maskPenalty: options.maskPenalty,
   };
   writeFileSync(path, buildBertOnnx(spec));
   return path;
+}
+
+/** Entries in a tokenizer.json's WordPiece vocabulary. */
+export function vocabularySize(tokenizerJson: string): number {
+  const json = JSON.parse(readFileSync(tokenizerJson, 'utf8')) as { model: { vocab: object } };
+  return Object.keys(json.model.vocab).length;
 }
 
 export interface CliRun {

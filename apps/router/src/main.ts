@@ -23,7 +23,7 @@ void runMain('router', async () => {
   const logger = createLogger('router', config.LOG_LEVEL);
   const catalog = await VersionCatalog.load(
     config.MODEL_REPOSITORY,
-    new PreprocessingService(),
+    new PreprocessingService(undefined, undefined, config.ROUTER_PAD_MULTIPLE),
     logger,
   );
   logger.info(

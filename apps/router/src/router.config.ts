@@ -29,6 +29,18 @@ const routerEnv = {
   ROUTER_INFER_TIMEOUT_MS: positiveInt(10_000),
   /** Safety-net reload period of the routing table (pub/sub does the fast path). */
   ROUTER_ROUTES_REFRESH_MS: positiveInt(5000),
+  /**
+   * Pad each request's token tensors up to a multiple of this many tokens (capped at the
+   * version's maxLength; 0 = to the request's own length). Real Triton batches only requests
+   * of equal shape, so behind Triton 16 or 32 lets concurrent requests share a batch; the
+   * embedded host pads batches itself, where buckets only add compute.
+   */
+  ROUTER_PAD_MULTIPLE: z.coerce
+    .number({ invalid_type_error: 'must be a number' })
+    .int('must be an integer')
+    .min(0, 'must be at least 0')
+    .max(4096, 'must be at most 4096')
+    .default(0),
   /** How often backends are asked which models/versions are ready and what they serve. */
   ROUTER_DISCOVERY_INTERVAL_MS: positiveInt(2000),
 };

@@ -25,6 +25,30 @@ describe('BatchEncoder tensors', () => {
     );
   });
 
+  it('rounds dynamic padding up to a length bucket, capped at maxLength', () => {
+    const inputs = [{ text: 'hello world' }, { text: 'the weather today' }];
+    const plain = fixtureEncoder(2).encode(inputs);
+    const bucketed = fixtureEncoder(2, { padMultiple: 4 }).encode(inputs);
+    expect(bucketed.seqLength).toBe(8);
+    expect(bucketed.inputIds.shape).toEqual([2, 8]);
+    expect(rows(bucketed.attentionMask.data, 8)).toEqual([
+      [1, 1, 1, 1, 0, 0, 0, 0],
+      [1, 1, 1, 1, 1, 0, 0, 0],
+    ]);
+    expect(rows(bucketed.inputIds.data, 8).map((r) => r.slice(0, 5))).toEqual(
+      rows(plain.inputIds.data, 5),
+    );
+    expect(Array.from(bucketed.tokenCounts)).toEqual([4, 5]);
+    // Two texts of different lengths in one bucket get the same shape.
+    const one = fixtureEncoder(2, { padMultiple: 8 }).encode([{ text: 'hello' }]);
+    const two = fixtureEncoder(2, { padMultiple: 8 }).encode([{ text: 'the weather today' }]);
+    expect(one.inputIds.shape).toEqual(two.inputIds.shape);
+    expect(fixtureEncoder(2, { padMultiple: 12 }).encode(inputs).seqLength).toBe(12);
+    expect(fixtureEncoder(2, { padMultiple: 32 }).encode(inputs).seqLength).toBe(16);
+    // Fixed padding is already one shape; the bucket does not apply.
+    expect(fixtureEncoder(1, { padMultiple: 32 }).encode(inputs).seqLength).toBe(16);
+  });
+
   it('writes INT64 values readable as BigInt and as little-endian bytes', () => {
     const batch = fixtureEncoder(2).encode([{ text: 'hello' }]);
     const bytes = int64TensorBytes(batch.inputIds);

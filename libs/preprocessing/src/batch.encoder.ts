@@ -10,6 +10,12 @@ export interface EncoderOptions {
   hardMaxChars: number;
   /** Model input names; without `typeIds` the model takes no token type tensor. */
   inputNames: { ids: string; mask: string; typeIds?: string };
+  /**
+   * Dynamic padding rounds the batch's length up to a multiple of this (capped at maxLength);
+   * 0 = pad to the longest item. Requests then share a few shapes, which a backend that batches
+   * only equal shapes (Triton) needs; the padding costs compute on a backend that pads itself.
+   */
+  padMultiple?: number;
 }
 
 /** One item after tokenization and truncation, before padding. */
@@ -45,6 +51,8 @@ export class BatchEncoder {
     let seq = this.options.maxLength;
     if (this.pipeline.padding === 'dynamic') {
       seq = rows.reduce((m, r) => Math.max(m, r.length), 1);
+      const bucket = this.options.padMultiple ?? 0;
+      if (bucket > 1) seq = Math.min(this.options.maxLength, Math.ceil(seq / bucket) * bucket);
     }
     const words = rows.length * seq * 2;
     const ids = new Int32Array(words);

@@ -34,6 +34,8 @@ export class PreprocessingService {
   constructor(
     readonly registry: PipelineRegistry = new PipelineRegistry(),
     private readonly cache: TokenizerCache = new TokenizerCache(),
+    /** See EncoderOptions.padMultiple; applies to every version this service loads. */
+    private readonly padMultiple = 0,
   ) {}
 
   async load(args: LoadModelVersionArgs): Promise<ModelVersionPreprocessor> {
@@ -60,6 +62,7 @@ export class PreprocessingService {
       maxLength: m.maxLength,
       hardMaxChars: m.hardMaxChars,
       inputNames: m.inputs,
+      padMultiple: this.padMultiple,
     });
     const post = new OutputPostprocessor(m.postprocess, args.labels ?? []);
     return new ModelVersionPreprocessor(

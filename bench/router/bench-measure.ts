@@ -106,17 +106,104 @@ export async function measure(shot: Shot, o: MeasureOptions): Promise<PointResul
   return { ...merged, requests: total, stable: agree(last), windows: windows.length, cpuPer1k };
 }
 
-function stats(latencies: number[], errors: number, seconds: number): WindowStats {
+export function latencyStats(latencies: readonly number[]): {
+  p50: number;
+  p90: number;
+  p95: number;
+  p99: number;
+} {
   const sorted = [...latencies].sort((a, b) => a - b);
+  return {
+    p50: percentile(sorted, 0.5),
+    p90: percentile(sorted, 0.9),
+    p95: percentile(sorted, 0.95),
+    p99: percentile(sorted, 0.99),
+  };
+}
+
+function stats(latencies: number[], errors: number, seconds: number): WindowStats {
   return {
     seconds,
     requests: latencies.length,
     errors,
     throughput: latencies.length / seconds,
-    p50: percentile(sorted, 0.5),
-    p90: percentile(sorted, 0.9),
-    p95: percentile(sorted, 0.95),
-    p99: percentile(sorted, 0.99),
+    ...latencyStats(latencies),
+  };
+}
+
+export interface OpenLoopOptions {
+  /** Arrivals per second, evenly spaced. */
+  rate: number;
+  warmupMs: number;
+  durationMs: number;
+  pids: Record<string, number>;
+  /** Arrivals beyond this many outstanding requests are dropped and counted as errors. */
+  maxOutstanding: number;
+}
+
+/**
+ * Open loop: requests arrive at a fixed rate whether or not earlier ones are answered, and
+ * latency counts from the scheduled arrival, so queueing shows (no coordinated omission).
+ */
+export async function openLoop(shot: Shot, o: OpenLoopOptions): Promise<PointResult> {
+  const latencies: number[] = [];
+  let errors = 0;
+  let outstanding = 0;
+  let index = 0;
+  const pending = new Set<Promise<void>>();
+  const t0 = performance.now();
+  const measureFrom = t0 + o.warmupMs;
+  const end = measureFrom + o.durationMs;
+  let cpuStart: Record<string, number> | undefined;
+  let counted = 0;
+  for (;;) {
+    const now = performance.now();
+    if (now >= end) break;
+    if (!cpuStart && now >= measureFrom) cpuStart = cpuSnapshot(o.pids);
+    while (t0 + (index * 1000) / o.rate <= now) {
+      const scheduled = t0 + (index * 1000) / o.rate;
+      const i = index++;
+      const record = scheduled >= measureFrom;
+      if (record) counted++;
+      if (outstanding >= o.maxOutstanding) {
+        if (record) errors++;
+        continue;
+      }
+      outstanding++;
+      const p = shot(i).then(
+        () => {
+          if (record) latencies.push(performance.now() - scheduled);
+        },
+        () => {
+          if (record) errors++;
+        },
+      );
+      const tracked = p.finally(() => {
+        outstanding--;
+        pending.delete(tracked);
+      });
+      pending.add(tracked);
+    }
+    await new Promise((r) => setTimeout(r, 1));
+  }
+  await Promise.all(pending);
+  const cpuEnd = cpuSnapshot(o.pids);
+  const cpuPer1k: Record<string, number> = {};
+  for (const k of Object.keys(cpuEnd))
+    cpuPer1k[k] = round(((cpuEnd[k]! - (cpuStart?.[k] ?? 0)) / Math.max(1, counted)) * 1000, 3);
+  const s = latencyStats(latencies);
+  return {
+    seconds: round(o.durationMs / 1000, 2),
+    requests: latencies.length,
+    errors,
+    throughput: round(latencies.length / (o.durationMs / 1000), 1),
+    p50: round(s.p50, 3),
+    p90: round(s.p90, 3),
+    p95: round(s.p95, 3),
+    p99: round(s.p99, 3),
+    stable: errors === 0,
+    windows: 1,
+    cpuPer1k,
   };
 }
 

@@ -4,8 +4,11 @@ import type { PointResult } from './bench-measure';
 export interface BenchPoint extends PointResult {
   arm: string;
   mix: TextMix;
+  /** Closed loop: concurrent clients; raw ORT: batch size; open loop: arrivals per second. */
   concurrency: number;
   note: string;
+  /** Throughput of each repetition (the point is the median one). */
+  runs?: number[];
 }
 
 export interface BenchReport {
@@ -19,9 +22,12 @@ export interface BenchReport {
     node: string;
     onnxruntime: string;
     threads: string;
+    loadAverage?: string;
+    loadAverageBefore?: string;
   };
   model: string;
   corpus: Record<string, Record<string, number>>;
+  reps?: number;
   points: BenchPoint[];
   durationSeconds: number;
   headline?: Headline;
@@ -29,30 +35,41 @@ export interface BenchReport {
   analysis?: string;
 }
 
-/** CPU-seconds per 1,000 requests: the honest efficiency figure on a shared 2-core box. */
-export interface CpuHeadline {
-  /** raw ORT CPU/1k ÷ (router + host) CPU/1k at c=64; 1 = as efficient as the ceiling. */
-  meshCpuEfficiency: number;
-  /** router process share of (router + host) CPU at c=64. */
-  routerCpuShare: number;
-  /** router process CPU per request, ms, at c=64. */
-  routerCpuMsPerRequest: number;
-  /** naive peer CPU/1k ÷ (router + host) CPU/1k at c=32. */
-  vsNaivePeerCpu: number;
+export interface MixHeadline {
+  mix: TextMix;
+  /** Best raw-ORT configuration (label) and its items/s. */
+  ceiling: { arm: string; throughput: number };
+  /** Best closed-loop router (HTTP) throughput ÷ ceiling. Goal ≥ 0.85. */
+  meshEfficiency: number;
+  routerBest: number;
+  /** p50 at c=1 minus raw ORT batch 1 (one session, all cores) p50, ms. Goal ≤ 1.5 HTTP, ≤ 1 gRPC. */
+  addedP50Http: number;
+  addedP50Grpc: number;
+  rawP50: number;
+  routerP50: number;
+  routerGrpcP50: number;
+  peerP50: number;
+  /** Router ÷ naive peer at c=32 (goal ≥ 1.3 with p99 ≤ peer's). */
+  vsPeer: number;
+  vsPeerGrpc: number;
+  router32: number;
+  peer32: number;
+  routerP99: number;
+  peerP99: number;
+  /** Best length-sorted ÷ arrival-order raw batching at the same batch size and split. */
+  bucketing: { value: number; sorted: string; arrival: string };
+  /** Triton-like host behind a bucketing router ÷ the mesh host, c=32. */
+  tritonVsMesh: number;
+  /** Host CPU-ms per item (router arm) vs raw ORT's at batch 1 and at the best batch. */
+  hostCpuMsPerItem: { c1: number; c32: number; rawB1: number; rawBest: number };
+  routerCpuMsPerItem: { c1: number; c32: number };
+  peerCpuMsPerItem: { c1: number; c32: number };
+  /** Open loop at a fixed rate: p50/p99 per arm. */
+  openLoop: { rate: number; arms: Record<string, { p50: number; p99: number; errors: number }> };
 }
 
 export interface Headline {
-  cpu: CpuHeadline;
-  meshEfficiency: { value: number; goal: string; router: number; rawOrt: number; mix: TextMix };
-  routerTaxMs: { value: number; goal: string; routerP50: number; rawOrtP50: number; mix: TextMix };
-  vsNaivePeer: {
-    value: number;
-    goal: string;
-    router: number;
-    peer: number;
-    routerP99: number;
-    peerP99: number;
-  };
+  mixes: MixHeadline[];
 }
 
 const r2 = (x: number) => Math.round(x * 100) / 100;
@@ -66,73 +83,158 @@ function find(
   return points.find((p) => p.arm === arm && p.mix === mix && p.concurrency === c);
 }
 
-function best(points: readonly BenchPoint[], arm: string, mix: TextMix): number {
-  return Math.max(
-    0,
-    ...points.filter((p) => p.arm === arm && p.mix === mix).map((p) => p.throughput),
-  );
+function bestOf(points: readonly BenchPoint[], pred: (p: BenchPoint) => boolean): BenchPoint {
+  return [...points.filter(pred)].sort((a, b) => b.throughput - a.throughput)[0]!;
 }
 
-/** The ratios of BENCHMARKS.md: mesh efficiency, router tax at c=1, router vs naive peer at c=32. */
-export function headline(points: readonly BenchPoint[]): Headline {
-  const mix: TextMix = points.some((p) => p.mix === 'mixed') ? 'mixed' : 'short';
-  const router = best(points, 'router', mix);
-  const rawOrt = best(points, 'raw-ort', mix);
+const cpuOf = (p: BenchPoint | undefined, name: string) => r2(p?.cpuPer1k[name] ?? NaN);
+
+function mixHeadline(points: readonly BenchPoint[], mix: TextMix): MixHeadline {
+  const raws = points.filter((p) => p.mix === mix && p.arm.startsWith('raw '));
+  const top = bestOf(raws, () => true);
+  const routerBest = bestOf(points, (p) => p.mix === mix && p.arm === 'router');
+  const rawB1 = raws.find((p) => /^raw b1 1x\d+t$/.test(p.arm));
   const r1 = find(points, 'router', mix, 1);
-  const o1 = find(points, 'raw-ort', mix, 1);
+  const g1 = find(points, 'router-grpc', mix, 1);
+  const n1 = find(points, 'naive-peer', mix, 1);
   const r32 = find(points, 'router', mix, 32);
+  const g32 = find(points, 'router-grpc', mix, 32);
+  const t32 = find(points, 'router-triton', mix, 32);
   const p32 = find(points, 'naive-peer', mix, 32);
-  const cpu = (p: BenchPoint | undefined, ...names: string[]) =>
-    names.reduce((sum, n) => sum + (p?.cpuPer1k[n] ?? NaN), 0);
-  const r64 = find(points, 'router', mix, 64);
-  const o64 = find(points, 'raw-ort', mix, 64);
-  const mesh64 = cpu(r64, 'router', 'host');
+  let bucketing = { value: NaN, sorted: '', arrival: '' };
+  for (const s of raws.filter((p) => p.arm.includes(' sorted '))) {
+    const a = raws.find((p) => p.arm === s.arm.replace(' sorted ', ' arrival '));
+    if (!a) continue;
+    const v = r2(s.throughput / a.throughput);
+    if (!(v <= bucketing.value)) bucketing = { value: v, sorted: s.arm, arrival: a.arm };
+  }
+  const open = points.filter((p) => p.mix === mix && p.arm.startsWith('open '));
   return {
-    cpu: {
-      meshCpuEfficiency: r2(cpu(o64, 'generator') / mesh64),
-      routerCpuShare: r2(cpu(r64, 'router') / mesh64),
-      routerCpuMsPerRequest: r2(cpu(r64, 'router')),
-      vsNaivePeerCpu: r2(cpu(p32, 'peer') / cpu(r32, 'router', 'host')),
+    mix,
+    ceiling: { arm: top?.arm ?? '', throughput: top?.throughput ?? NaN },
+    meshEfficiency: r2((routerBest?.throughput ?? NaN) / (top?.throughput ?? NaN)),
+    routerBest: routerBest?.throughput ?? NaN,
+    addedP50Http: r2((r1?.p50 ?? NaN) - (rawB1?.p50 ?? NaN)),
+    addedP50Grpc: r2((g1?.p50 ?? NaN) - (rawB1?.p50 ?? NaN)),
+    rawP50: rawB1?.p50 ?? NaN,
+    routerP50: r1?.p50 ?? NaN,
+    routerGrpcP50: g1?.p50 ?? NaN,
+    peerP50: n1?.p50 ?? NaN,
+    vsPeer: r2((r32?.throughput ?? NaN) / (p32?.throughput ?? NaN)),
+    vsPeerGrpc: r2((g32?.throughput ?? NaN) / (p32?.throughput ?? NaN)),
+    router32: r32?.throughput ?? NaN,
+    peer32: p32?.throughput ?? NaN,
+    routerP99: r32?.p99 ?? NaN,
+    peerP99: p32?.p99 ?? NaN,
+    bucketing,
+    tritonVsMesh: r2((t32?.throughput ?? NaN) / (r32?.throughput ?? NaN)),
+    hostCpuMsPerItem: {
+      c1: cpuOf(r1, 'host'),
+      c32: cpuOf(r32, 'host'),
+      rawB1: cpuOf(rawB1, 'raw'),
+      rawBest: cpuOf(top, 'raw'),
     },
-    meshEfficiency: { value: r2(router / (rawOrt || 1)), goal: '≥ 0.85', router, rawOrt, mix },
-    routerTaxMs: {
-      value: r2((r1?.p50 ?? NaN) - (o1?.p50 ?? NaN)),
-      goal: '≤ 1.5 ms',
-      routerP50: r1?.p50 ?? NaN,
-      rawOrtP50: o1?.p50 ?? NaN,
-      mix,
-    },
-    vsNaivePeer: {
-      value: r2((r32?.throughput ?? NaN) / (p32?.throughput || NaN)),
-      goal: '≥ 1.3, p99 ≤ peer',
-      router: r32?.throughput ?? NaN,
-      peer: p32?.throughput ?? NaN,
-      routerP99: r32?.p99 ?? NaN,
-      peerP99: p32?.p99 ?? NaN,
+    routerCpuMsPerItem: { c1: cpuOf(r1, 'router'), c32: cpuOf(r32, 'router') },
+    peerCpuMsPerItem: { c1: cpuOf(n1, 'peer'), c32: cpuOf(p32, 'peer') },
+    openLoop: {
+      rate: open[0]?.concurrency ?? NaN,
+      arms: Object.fromEntries(
+        open.map((p) => [p.arm.slice(5), { p50: p.p50, p99: p.p99, errors: p.errors }]),
+      ),
     },
   };
+}
+
+/** The ratios of BENCHMARKS.md and issue goals, per text mix. */
+export function headline(points: readonly BenchPoint[]): Headline {
+  const mixes = [...new Set(points.map((p) => p.mix))];
+  return { mixes: mixes.map((m) => mixHeadline(points, m)) };
 }
 
 export function renderMarkdown(report: BenchReport): string {
   const h = (report.headline ??= headline(report.points));
   const m = report.machine;
+  const row = (label: string, goal: string, f: (x: MixHeadline) => string) =>
+    `| ${label} | ${h.mixes.map(f).join(' | ')} | ${goal} |`;
   const lines = [
-    `# Router benchmark${report.quick ? ' (quick smoke run)' : ''}`,
+    `# Router benchmark${report.quick ? ' (quick mode)' : ''}`,
     '',
     `Machine: ${m.cores} cores, ${m.cpu}, flags ${m.flags.join(' ') || 'n/a'}; Node ${m.node}; onnxruntime-node ${m.onnxruntime}; ${m.threads}.`,
-    `Model: ${report.model}. Run ${report.date}, ${report.durationSeconds} s. The load generator shares the cores (its CPU is listed).`,
+    `Load average (1/5/15 min) before: ${m.loadAverageBefore ?? 'n/a'}, after: ${m.loadAverage ?? 'n/a'}.`,
+    `Model: ${report.model}. Run ${report.date}, ${report.durationSeconds} s; every point is the median of ${report.reps ?? 1} interleaved runs. The load generator shares the cores (its CPU is listed).`,
     '',
-    '## Headline ratios',
+    '## Headline',
     '',
-    '| ratio | measured | goal | from |',
-    '|---|---|---|---|',
-    `| mesh efficiency (router ÷ raw ORT, best concurrency, ${h.meshEfficiency.mix}) | ${h.meshEfficiency.value} | ${h.meshEfficiency.goal} | ${h.meshEfficiency.router} vs ${h.meshEfficiency.rawOrt} items/s |`,
-    `| router tax (router p50 − raw ORT p50, c=1, ${h.routerTaxMs.mix}) | ${h.routerTaxMs.value} ms | ${h.routerTaxMs.goal} | ${h.routerTaxMs.routerP50} vs ${h.routerTaxMs.rawOrtP50} ms |`,
-    `| vs naive peer (throughput, c=32, mixed) | ${h.vsNaivePeer.value} | ${h.vsNaivePeer.goal} | ${h.vsNaivePeer.router} vs ${h.vsNaivePeer.peer} req/s; p99 ${h.vsNaivePeer.routerP99} vs ${h.vsNaivePeer.peerP99} ms |`,
-    '',
-    `CPU-seconds per 1,000 requests (${h.meshEfficiency.mix}): raw ORT ÷ (router + host) at c=64 = ${h.cpu.meshCpuEfficiency}; ` +
-      `router process = ${h.cpu.routerCpuMsPerRequest} ms CPU per request (${Math.round(h.cpu.routerCpuShare * 100)} % of router + host); ` +
-      `naive peer ÷ (router + host) at c=32 = ${h.cpu.vsNaivePeerCpu} (> 1: the mesh uses less CPU per request).`,
+    `| measure | ${h.mixes.map((x) => x.mix).join(' | ')} | goal |`,
+    `|---|${h.mixes.map(() => '---|').join('')}---|`,
+    row(
+      'raw-ORT ceiling (best configuration), items/s',
+      '—',
+      (x) => `${x.ceiling.throughput} (${x.ceiling.arm})`,
+    ),
+    row(
+      'router ÷ ceiling (best concurrency)',
+      '≥ 0.85',
+      (x) => `${x.meshEfficiency} (${x.routerBest}/s)`,
+    ),
+    row(
+      'router ÷ naive peer, c=32 (HTTP; gRPC)',
+      '≥ 1.3',
+      (x) => `${x.vsPeer}; ${x.vsPeerGrpc} (${x.router32} vs ${x.peer32}/s)`,
+    ),
+    row(
+      'p99 at c=32, router vs peer, ms',
+      'router ≤ peer',
+      (x) => `${x.routerP99} vs ${x.peerP99}`,
+    ),
+    row(
+      'added p50 at c=1 over raw ORT b1, HTTP',
+      '≤ 1.5 ms',
+      (x) => `${x.addedP50Http} ms (${x.routerP50} vs ${x.rawP50}; peer ${x.peerP50})`,
+    ),
+    row(
+      'added p50 at c=1 over raw ORT b1, gRPC',
+      '≤ 1 ms',
+      (x) => `${x.addedP50Grpc} ms (${x.routerGrpcP50})`,
+    ),
+    row(
+      'length-sorted ÷ arrival-order raw batching',
+      '≥ 1.5 (mixed)',
+      (x) => `${x.bucketing.value} (${x.bucketing.sorted})`,
+    ),
+    row(
+      'Triton-like host + router buckets ÷ mesh host, c=32',
+      'report',
+      (x) => `${x.tritonVsMesh}`,
+    ),
+    row(
+      'host CPU-ms per item, c=1 / c=32',
+      '≤ 1.1 × raw at same batch',
+      (x) => `${x.hostCpuMsPerItem.c1} / ${x.hostCpuMsPerItem.c32}`,
+    ),
+    row(
+      'raw ORT CPU-ms per item, b1 / best',
+      '—',
+      (x) => `${x.hostCpuMsPerItem.rawB1} / ${x.hostCpuMsPerItem.rawBest}`,
+    ),
+    row(
+      'router CPU-ms per item, c=1 / c=32',
+      '—',
+      (x) => `${x.routerCpuMsPerItem.c1} / ${x.routerCpuMsPerItem.c32}`,
+    ),
+    row(
+      'naive peer CPU-ms per item, c=1 / c=32',
+      '—',
+      (x) => `${x.peerCpuMsPerItem.c1} / ${x.peerCpuMsPerItem.c32}`,
+    ),
+    row(
+      'open loop: rate; p50 / p99 ms per arm',
+      'router ≤ peer',
+      (x) =>
+        `${x.openLoop.rate}/s; ${Object.entries(x.openLoop.arms)
+          .map(([a, v]) => `${a} ${v.p50} / ${v.p99}${v.errors ? ` (${v.errors} errors)` : ''}`)
+          .join('; ')}`,
+    ),
     ...(report.analysis ? ['', '## Analysis', '', report.analysis] : []),
     '',
     '## Corpus (token-length histogram)',
@@ -146,19 +248,22 @@ export function renderMarkdown(report: BenchReport): string {
     '',
     '## All points',
     '',
-    '| mix | c | arm | throughput/s | p50 ms | p90 ms | p99 ms | errors | stable | CPU-s per 1k requests |',
-    '|---|---|---|---|---|---|---|---|---|---|',
+    '| mix | c / batch / rate | arm | throughput/s | runs | p50 ms | p90 ms | p99 ms | errors | stable | CPU-s per 1k requests |',
+    '|---|---|---|---|---|---|---|---|---|---|---|',
     ...report.points.map(
       (p) =>
-        `| ${p.mix} | ${p.concurrency} | ${p.arm} | ${p.throughput} | ${p.p50} | ${p.p90} | ${p.p99} | ${p.errors} | ${p.stable ? 'yes' : 'no'} | ${Object.entries(
+        `| ${p.mix} | ${p.concurrency} | ${p.arm} | ${p.throughput} | ${(p.runs ?? []).join(' / ')} | ${p.p50} | ${p.p90} | ${p.p99} | ${p.errors} | ${p.stable ? 'yes' : 'no'} | ${Object.entries(
           p.cpuPer1k,
         )
           .map(([k, v]) => `${k} ${v}`)
           .join(', ')} |`,
     ),
     '',
-    'Raw ORT runs batches of min(c, 64) pre-tokenized items back to back (latency = batch time);',
-    'router and naive peer are closed loops of c concurrent HTTP clients (keep-alive).',
+    'Raw ORT (`raw b<batch> <order> <sessions>x<threads>t`) runs pre-tokenized batches back to back',
+    'in worker threads, one session per worker (latency = batch time; `sorted` = each window of',
+    '256 items sorted by length before cutting batches; `spin` = ORT spinning thread pools on).',
+    'Router, router-grpc, router-triton and naive peer are closed loops of c concurrent clients',
+    '(HTTP keep-alive, one gRPC channel); `open …` arms send at a fixed rate for the mix.',
     '',
   ];
   return lines.join('\n');

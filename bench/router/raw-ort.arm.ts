@@ -1,52 +1,135 @@
-import * as ort from 'onnxruntime-node';
-import type { EncodedBatch } from '@mesh/preprocessing';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { Worker } from 'node:worker_threads';
+import { latencyStats, round, type PointResult } from './bench-measure';
 import type { BenchModel } from './bench-model.loader';
+import type { RawBatch, RawWorkerInit, RawWorkerJob, RawWorkerReply } from './raw-ort.protocol';
+
+/** One way of running the model in-process: the ceiling is the best of these. */
+export interface RawConfig {
+  batch: number;
+  /** Sort each window of `SORT_WINDOW` items by length before cutting batches. */
+  sorted: boolean;
+  /** Sessions, each in its own worker thread, splitting the cores between them. */
+  sessions: number;
+  intraOpThreads: number;
+  allowSpinning: boolean;
+}
+
+/** Items sorted together by length (what a host queue of this depth could do). */
+export const SORT_WINDOW = 256;
+
+export function rawLabel(c: RawConfig): string {
+  return (
+    `raw b${c.batch}${c.batch > 1 ? (c.sorted ? ' sorted' : ' arrival') : ''} ` +
+    `${c.sessions}x${c.intraOpThreads}t${c.allowSpinning ? ' spin' : ''}`
+  );
+}
+
+function workerEntry(): { file: string; execArgv: string[] } {
+  const js = join(__dirname, 'raw-ort.worker.js');
+  if (existsSync(js)) return { file: js, execArgv: [] };
+  return {
+    file: join(__dirname, 'raw-ort.worker.ts'),
+    execArgv: ['--require', require.resolve('tsx/cjs')],
+  };
+}
 
 /**
- * The ceiling: onnxruntime-node in this process on pre-tokenized tensors (tokenized before
- * timing), one `session.run` per batch of `batchSize` corpus items.
+ * The ceiling: onnxruntime-node on pre-tokenized tensors (tokenized before timing), batches run
+ * back to back in one or more worker threads. Same model file, graph optimisation `all`.
  */
 export class RawOrtArm {
-  private constructor(
-    private readonly session: ort.InferenceSession,
-    private readonly output: string,
-  ) {}
-
-  static async create(model: BenchModel, intra: number, inter: number): Promise<RawOrtArm> {
-    const session = await ort.InferenceSession.create(model.modelPath, {
-      intraOpNumThreads: intra,
-      interOpNumThreads: inter,
-      graphOptimizationLevel: 'all',
-    });
-    return new RawOrtArm(session, model.pre.manifest.postprocess.output);
-  }
-
-  /** Feeds for consecutive corpus slices of `batchSize`, prepared once. */
-  static prepare(
-    model: BenchModel,
-    corpus: readonly string[],
-    batchSize: number,
-  ): Record<string, ort.Tensor>[] {
-    const feeds: Record<string, ort.Tensor>[] = [];
-    for (let i = 0; i + batchSize <= corpus.length && feeds.length < 64; i += batchSize) {
-      const batch: EncodedBatch = model.pre.encode(
-        corpus.slice(i, i + batchSize).map((text) => ({ text })),
-      );
-      const f: Record<string, ort.Tensor> = {};
-      for (const t of [batch.inputIds, batch.attentionMask, batch.tokenTypeIds]) {
-        f[t.name] = new ort.Tensor('int64', t.data, t.shape);
+  /** Batches of `batch` corpus items, in arrival order or sorted by length per window. */
+  static prepare(model: BenchModel, corpus: readonly string[], c: RawConfig): RawBatch[] {
+    const batches: RawBatch[] = [];
+    const counts = corpus.map((text) => model.pre.encode([{ text }]).tokenCounts[0] ?? 0);
+    for (let w = 0; w < corpus.length && batches.length < 128; w += SORT_WINDOW) {
+      const idx = Array.from({ length: Math.min(SORT_WINDOW, corpus.length - w) }, (_, i) => w + i);
+      if (c.sorted) idx.sort((a, b) => (counts[a] ?? 0) - (counts[b] ?? 0));
+      for (let i = 0; i + c.batch <= idx.length; i += c.batch) {
+        const enc = model.pre.encode(idx.slice(i, i + c.batch).map((k) => ({ text: corpus[k]! })));
+        batches.push({
+          items: c.batch,
+          tensors: [enc.inputIds, enc.attentionMask, enc.tokenTypeIds].map((t) => ({
+            name: t.name,
+            dims: [...t.shape],
+            buffer: t.data.slice().buffer,
+          })),
+        });
       }
-      feeds.push(f);
     }
-    return feeds;
+    return batches;
   }
 
-  async run(feeds: Record<string, ort.Tensor>): Promise<void> {
-    const out = await this.session.run(feeds);
-    if (!out[this.output]) throw new Error(`no output ${this.output}`);
+  /** Runs every session's worker for `durationMs` at once; CPU is this whole process's. */
+  static async measure(
+    model: BenchModel,
+    c: RawConfig,
+    batches: RawBatch[],
+    durationMs: number,
+    warmupRuns: number,
+  ): Promise<PointResult> {
+    const entry = workerEntry();
+    const init: RawWorkerInit = {
+      modelPath: model.modelPath,
+      intraOpThreads: c.intraOpThreads,
+      allowSpinning: c.allowSpinning,
+    };
+    const workers = Array.from(
+      { length: c.sessions },
+      () => new Worker(entry.file, { workerData: init, execArgv: entry.execArgv }),
+    );
+    try {
+      await Promise.all(workers.map((w) => next<string>(w)));
+      const cpu0 = process.cpuUsage();
+      const replies = await Promise.all(
+        workers.map((w, k) => {
+          // Each session starts at a different batch, so they do not run the same shapes.
+          const shift = Math.floor((k * batches.length) / c.sessions);
+          const job: RawWorkerJob = {
+            batches: [...batches.slice(shift), ...batches.slice(0, shift)],
+            warmupRuns,
+            durationMs,
+          };
+          const reply = next<RawWorkerReply>(w);
+          w.postMessage(job);
+          return reply;
+        }),
+      );
+      const cpu = process.cpuUsage(cpu0);
+      const items = replies.reduce((s, r) => s + r.items, 0);
+      const seconds = Math.max(...replies.map((r) => r.seconds));
+      const latencies: number[] = [];
+      for (const r of replies)
+        for (const l of r.latencies) for (let k = 0; k < c.batch; k++) latencies.push(l);
+      const s = latencyStats(latencies);
+      return {
+        seconds: round(seconds, 2),
+        requests: items,
+        errors: 0,
+        throughput: round(items / seconds, 1),
+        p50: round(s.p50, 3),
+        p90: round(s.p90, 3),
+        p95: round(s.p95, 3),
+        p99: round(s.p99, 3),
+        stable: true,
+        windows: 1,
+        cpuPer1k: { raw: round((((cpu.user + cpu.system) / 1e6) * 1000) / items, 3) },
+      };
+    } finally {
+      await Promise.all(workers.map((w) => w.terminate()));
+    }
   }
+}
 
-  async close(): Promise<void> {
-    await this.session.release();
-  }
+function next<T>(w: Worker): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    const onError = (err: Error) => reject(err);
+    w.once('error', onError);
+    w.once('message', (m: T) => {
+      w.off('error', onError);
+      resolve(m);
+    });
+  });
 }

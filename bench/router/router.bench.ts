@@ -1,46 +1,61 @@
 /**
  * `npm run bench [-- --quick]`: the router benchmark of docs/benchmarks/router.{json,md}.
- * Arms, side by side in one run on the same small model and thread budget: raw in-process ORT
- * (the ceiling), client → router → model host (HTTP), and a naive single-process peer.
- * Requires `npm run build` and `npm run models -- --size small --out .bench-models`.
+ * Arms, side by side in one run on the same small model: the raw-ORT ceiling (best of batch
+ * size × length sorting × thread split), client → router → model host over HTTP and over gRPC,
+ * the same behind a host that batches only equal shapes with Triton's queue-delay rule (router
+ * padding to length buckets), a naive single-process peer, and an open-loop fixed-rate arm.
+ * Builds and generates the bench models first when they are missing.
  */
-import { cpus } from 'node:os';
+import { availableParallelism, cpus } from 'node:os';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createRedisClient } from '@mesh/config';
 import { buildCorpus, lengthHistogram, type TextMix } from './bench-corpus';
-import { measure, type MeasureOptions, type PointResult } from './bench-measure';
-import { loadBenchModel } from './bench-model.loader';
+import { measure, openLoop, type MeasureOptions, type PointResult } from './bench-measure';
+import { loadBenchModel, type BenchModel } from './bench-model.loader';
 import { ROOT, startProcess, waitReady, type BenchProcess } from './bench-processes';
-import { RawOrtArm } from './raw-ort.arm';
-import { headline, renderMarkdown, type BenchReport } from './bench-report';
+import { ensureBuiltAndGenerated, repositoryVariant } from './bench-setup';
+import { RawOrtArm, rawLabel, type RawConfig } from './raw-ort.arm';
+import { RouterGrpcClient } from './router-grpc.client';
+import { headline, renderMarkdown, type BenchPoint, type BenchReport } from './bench-report';
 
-const INTRA = 2;
-const INTER = 1;
+/** The cores this process may use (follows taskset/cgroups); every arm gets all of them. */
+const CORES = availableParallelism();
 const MODEL = 'intent-zh';
 const VERSION = 2;
 const TASK = 'intent';
 const KEY = 'acme-demo-key';
+/** Length bucket of the router in front of the Triton-like host. */
+const PAD_MULTIPLE = 16;
 
 interface Args {
   quick: boolean;
   models: string;
   out: string;
+  name: string;
   concurrency: number[];
   mixes: TextMix[];
+  reps: number;
+  arms: string[];
 }
+
+const CLOSED_ARMS = ['router', 'router-grpc', 'router-triton', 'naive-peer'];
 
 function parseArgs(argv: string[]): Args {
   const get = (flag: string) => {
     const i = argv.indexOf(flag);
     return i >= 0 ? argv[i + 1] : undefined;
   };
+  const quick = argv.includes('--quick');
   return {
-    quick: argv.includes('--quick'),
+    quick,
     models: get('--models') ?? join(ROOT, '.bench-models'),
     out: get('--out') ?? join(ROOT, 'docs', 'benchmarks'),
-    concurrency: (get('--concurrency') ?? '1,8,32,64').split(',').map(Number),
+    name: get('--name') ?? 'router',
+    concurrency: (get('--concurrency') ?? (quick ? '1,32,64' : '1,8,32,64')).split(',').map(Number),
     mixes: (get('--mixes') ?? 'short,mixed').split(',') as TextMix[],
+    reps: Number(get('--reps') ?? 3),
+    arms: (get('--arms') ?? CLOSED_ARMS.join(',')).split(','),
   };
 }
 
@@ -53,14 +68,18 @@ function machine(): BenchReport['machine'] {
     ) as { version: string }
   ).version;
   return {
-    cores: cpus().length,
+    cores: CORES,
     cpu: cpus()[0]?.model ?? 'unknown',
     flags: flags.filter((f) =>
       /^(avx|avx2|avx512f|avx512_vnni|avx_vnni|fma|f16c|sse4_2|amx\w*)$/.test(f),
     ),
     node: process.version,
     onnxruntime: ortVersion,
-    threads: `ORT intra-op ${INTRA} / inter-op ${INTER} in every arm (host: 1 instance)`,
+    threads:
+      `${CORES} cores (os.availableParallelism()); host: 1 instance × intra-op ${CORES} (its default), ` +
+      `spinning off; naive peer: 1 session × intra-op ${CORES}, ORT defaults otherwise; ` +
+      `raw ORT: each configuration names its split`,
+    loadAverage: readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' '),
   };
 }
 
@@ -73,6 +92,14 @@ function rerender(file: string): void {
   log(`re-rendered ${file}`);
 }
 
+interface Procs {
+  hostMesh: BenchProcess;
+  hostTriton: BenchProcess;
+  router: BenchProcess;
+  routerTriton: BenchProcess;
+  peer: BenchProcess;
+}
+
 async function main(): Promise<void> {
   const argv = process.argv.slice(2);
   const render = argv.indexOf('--render');
@@ -80,6 +107,8 @@ async function main(): Promise<void> {
     return rerender(argv[render + 1] ?? join(ROOT, 'docs', 'benchmarks', 'router.json'));
   const args = parseArgs(argv);
   const started = Date.now();
+  ensureBuiltAndGenerated(args.models, MODEL);
+  const loadBefore = readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
   const model = await loadBenchModel(args.models, MODEL, VERSION);
   const corpora = Object.fromEntries(args.mixes.map((m) => [m, buildCorpus(m, 2000)])) as Record<
     TextMix,
@@ -91,68 +120,87 @@ async function main(): Promise<void> {
       lengthHistogram(corpora[m].map((t) => model.pre.encode([{ text: t }]).tokenCounts[0] ?? 0)),
     ]),
   );
-  log(`corpus token lengths: ${JSON.stringify(histograms)}`);
+  log(`corpus token lengths: ${JSON.stringify(histograms)}; ${CORES} cores; load ${loadBefore}`);
   const prefix = `bench-router-${process.pid}`;
-  const procs: BenchProcess[] = [];
+  // The mesh's host dispatches at once to an idle instance; the Triton-like one batches only
+  // equal shapes and always waits max_queue_delay for partners, as Triton does.
+  const meshRepo = repositoryVariant(args.models, MODEL, { dispatch_when_idle: 'true' });
+  const tritonRepo = repositoryVariant(args.models, MODEL, {
+    dispatch_when_idle: 'false',
+    max_padding_ratio: '1',
+  });
+  const all: BenchProcess[] = [];
   try {
-    const host = await startProcess(
-      'model-host',
-      'dist/apps/model-host/src/main.js',
-      ['--model-repository', args.models, '--model-control-mode=explicit', `--load-model=${MODEL}`],
-      {
-        MODEL_HOST_HTTP_PORT: '0',
-        MODEL_HOST_GRPC_PORT: '0',
-        MODEL_HOST_METRICS_PORT: '0',
-        ORT_INTRA_OP_THREADS: String(INTRA),
-        ORT_INTER_OP_THREADS: String(INTER),
-      },
-      ['http', 'grpc', 'metrics'],
-    );
-    procs.push(host);
-    await waitReady(`${host.urls.http}/healthz/ready`);
-    const router = await startProcess(
-      'router',
-      'dist/apps/router/src/main.js',
-      [],
-      {
-        ROUTER_HTTP_PORT: '0',
-        ROUTER_GRPC_PORT: '0',
-        REDIS_KEY_PREFIX: prefix,
-        MODEL_REPOSITORY: args.models,
-        KSERVE_ENDPOINTS: host.urls.grpc!.replace(/^grpc:\/\//, ''),
-      },
-      ['http', 'grpc'],
-    );
-    procs.push(router);
-    await waitReady(`${router.url}/healthz/ready`);
+    const host = (name: string, repo: string) =>
+      startProcess(
+        name,
+        'dist/apps/model-host/src/main.js',
+        ['--model-repository', repo, '--model-control-mode=explicit', `--load-model=${MODEL}`],
+        { MODEL_HOST_HTTP_PORT: '0', MODEL_HOST_GRPC_PORT: '0', MODEL_HOST_METRICS_PORT: '0' },
+        ['http', 'grpc', 'metrics'],
+      );
+    const router = (name: string, h: BenchProcess, repo: string, pad: number) =>
+      startProcess(
+        name,
+        'dist/apps/router/src/main.js',
+        [],
+        {
+          ROUTER_HTTP_PORT: '0',
+          ROUTER_GRPC_PORT: '0',
+          REDIS_KEY_PREFIX: `${prefix}-${name}`,
+          MODEL_REPOSITORY: repo,
+          KSERVE_ENDPOINTS: h.urls.grpc!.replace(/^grpc:\/\//, ''),
+          ROUTER_PAD_MULTIPLE: String(pad),
+        },
+        ['http', 'grpc'],
+      );
+    const hostMesh = await host('model-host', meshRepo.root);
+    all.push(hostMesh);
+    const hostTriton = await host('model-host-triton', tritonRepo.root);
+    all.push(hostTriton);
+    await waitReady(`${hostMesh.urls.http}/healthz/ready`);
+    await waitReady(`${hostTriton.urls.http}/healthz/ready`);
+    const routerMesh = await router('router', hostMesh, meshRepo.root, 0);
+    all.push(routerMesh);
+    const routerTriton = await router('router-triton', hostTriton, tritonRepo.root, PAD_MULTIPLE);
+    all.push(routerTriton);
+    await waitReady(`${routerMesh.url}/healthz/ready`);
+    await waitReady(`${routerTriton.url}/healthz/ready`);
     const peer = await startProcess(
       'naive-peer',
       'dist/bench/router/naive-peer.server.js',
-      [args.models, MODEL, String(VERSION), String(INTRA), String(INTER)],
+      [args.models, MODEL, String(VERSION), String(CORES), '1'],
       {},
       ['http'],
     );
-    procs.push(peer);
-    const raw = await RawOrtArm.create(model, INTRA, INTER);
-    const results = await runPoints(args, corpora, model, raw, router, host, peer);
-    await raw.close();
+    all.push(peer);
+    const procs: Procs = { hostMesh, hostTriton, router: routerMesh, routerTriton, peer };
+    const points: BenchPoint[] = [];
+    for (const mix of args.mixes) {
+      points.push(...(await ceiling(args, model, corpora[mix], mix)));
+      points.push(...(await closedLoop(args, corpora[mix], mix, procs)));
+      points.push(...(await openLoopPoints(args, corpora[mix], mix, procs, points)));
+    }
     const report: BenchReport = {
-      name: 'router',
+      name: args.name,
       date: new Date().toISOString(),
       quick: args.quick,
-      machine: machine(),
+      machine: { ...machine(), loadAverageBefore: loadBefore },
       model: `${MODEL} v${VERSION} (small: 6 layers, hidden 384), pipeline ${model.pre.pipeline.id}, maxLength ${model.pre.manifest.maxLength}`,
       corpus: histograms,
-      points: results,
-      headline: headline(results),
+      reps: args.reps,
+      points,
+      headline: headline(points),
       durationSeconds: Math.round((Date.now() - started) / 1000),
     };
     mkdirSync(args.out, { recursive: true });
-    writeFileSync(join(args.out, 'router.json'), `${JSON.stringify(report, null, 2)}\n`);
-    writeFileSync(join(args.out, 'router.md'), renderMarkdown(report));
-    log(`wrote ${join(args.out, 'router.{json,md}')}`);
+    writeFileSync(join(args.out, `${args.name}.json`), `${JSON.stringify(report, null, 2)}\n`);
+    writeFileSync(join(args.out, `${args.name}.md`), renderMarkdown(report));
+    log(`wrote ${join(args.out, `${args.name}.{json,md}`)} in ${report.durationSeconds} s`);
   } finally {
-    for (const p of procs.reverse()) await p.stop();
+    for (const p of all.reverse()) await p.stop();
+    meshRepo.remove();
+    tritonRepo.remove();
     const redis = createRedisClient('redis://127.0.0.1:6379', 'bench');
     const keys = await redis.keys(`${prefix}*`);
     if (keys.length > 0) await redis.del(...keys);
@@ -160,57 +208,169 @@ async function main(): Promise<void> {
   }
 }
 
-async function runPoints(
-  args: Args,
-  corpora: Record<TextMix, string[]>,
-  model: Awaited<ReturnType<typeof loadBenchModel>>,
-  raw: RawOrtArm,
-  router: BenchProcess,
-  host: BenchProcess,
-  peer: BenchProcess,
-): Promise<BenchReport['points']> {
-  const base: Omit<MeasureOptions, 'concurrency' | 'pids'> = args.quick
-    ? { warmup: 50, windowMs: 2000, minWindows: 1, maxWindows: 1 }
-    : { warmup: 200, windowMs: 5000, minWindows: 3, maxWindows: 6 };
-  const points: BenchReport['points'] = [];
-  for (const mix of args.mixes) {
-    const corpus = corpora[mix];
-    const body = (i: number) => JSON.stringify({ task: TASK, text: corpus[i % corpus.length] });
-    for (const c of args.concurrency) {
-      // Arms interleaved per point so drift on the shared machine hits all of them alike.
-      const batch = Math.min(c, 64);
-      const feeds = RawOrtArm.prepare(model, corpus, batch);
-      const rawResult = await measure((i) => raw.run(feeds[i % feeds.length]!), {
-        ...base,
-        concurrency: 1,
-        pids: {},
-        itemsPerShot: batch,
-        warmup: Math.max(5, Math.ceil(base.warmup / batch)),
-      });
-      points.push(point('raw-ort', mix, c, rawResult, `batch ${batch}, pre-tokenized`));
-      const routerResult = await measure((i) => post(`${router.url}/v1/predict`, body(i), KEY), {
-        ...base,
-        concurrency: c,
-        pids: { router: router.pid, host: host.pid },
-      });
-      points.push(point('router', mix, c, routerResult, 'HTTP → router → KServe gRPC → host'));
-      const peerResult = await measure((i) => post(`${peer.url}/predict`, body(i)), {
-        ...base,
-        concurrency: c,
-        pids: { peer: peer.pid },
-      });
-      points.push(
-        point('naive-peer', mix, c, peerResult, 'Fastify + ORT, session.run per request'),
-      );
+/** Raw-ORT configurations: batch size × arrival/sorted × one 2-thread session or 2×1 workers. */
+function rawConfigs(): RawConfig[] {
+  const out: RawConfig[] = [
+    { batch: 1, sorted: false, sessions: 1, intraOpThreads: CORES, allowSpinning: true },
+  ];
+  for (const batch of [1, 8, 32]) {
+    for (const sorted of batch === 1 ? [false] : [false, true]) {
+      out.push({ batch, sorted, sessions: 1, intraOpThreads: CORES, allowSpinning: false });
+      if (CORES > 1) {
+        out.push({ batch, sorted, sessions: CORES, intraOpThreads: 1, allowSpinning: false });
+      }
     }
   }
-  return points;
+  return out;
 }
 
-function point(arm: string, mix: TextMix, concurrency: number, r: PointResult, note: string) {
+function windows(args: Args): Omit<MeasureOptions, 'concurrency' | 'pids'> {
+  return args.quick
+    ? { warmup: 50, windowMs: 2000, minWindows: 1, maxWindows: 1 }
+    : { warmup: 200, windowMs: 4000, minWindows: 3, maxWindows: 4 };
+}
+
+/** The median run of an arm by throughput, with every run's throughput kept. */
+function median(runs: PointResult[]): PointResult & { runs: number[] } {
+  const sorted = [...runs].sort((a, b) => a.throughput - b.throughput);
+  return { ...sorted[Math.floor(sorted.length / 2)]!, runs: runs.map((r) => r.throughput) };
+}
+
+async function ceiling(
+  args: Args,
+  model: BenchModel,
+  corpus: string[],
+  mix: TextMix,
+): Promise<BenchPoint[]> {
+  const configs = rawConfigs();
+  const prepared = configs.map((c) => RawOrtArm.prepare(model, corpus, c));
+  const runs: PointResult[][] = configs.map(() => []);
+  const ms = args.quick ? 1500 : 4000;
+  for (let rep = 0; rep < args.reps; rep++) {
+    for (const [k, c] of configs.entries()) {
+      runs[k]!.push(await RawOrtArm.measure(model, c, prepared[k]!, ms, c.batch === 1 ? 20 : 4));
+    }
+  }
+  return configs.map((c, k) =>
+    point(rawLabel(c), mix, c.batch, median(runs[k]!), 'pre-tokenized, batches back to back'),
+  );
+}
+
+async function closedLoop(
+  args: Args,
+  corpus: string[],
+  mix: TextMix,
+  p: Procs,
+): Promise<BenchPoint[]> {
+  const body = (i: number) => JSON.stringify({ task: TASK, text: corpus[i % corpus.length] });
+  const grpc = new RouterGrpcClient(p.router.urls.grpc!, KEY);
+  const arms: Record<
+    string,
+    { shot: (i: number) => Promise<void>; pids: Record<string, number>; note: string }
+  > = {
+    router: {
+      shot: (i) => post(`${p.router.url}/v1/predict`, body(i), KEY),
+      pids: { router: p.router.pid, host: p.hostMesh.pid },
+      note: 'HTTP → router → KServe gRPC → host (dispatch when idle, padding ratio 1.5)',
+    },
+    'router-grpc': {
+      shot: (i) => grpc.predict(TASK, corpus[i % corpus.length]!),
+      pids: { router: p.router.pid, host: p.hostMesh.pid },
+      note: 'gRPC → router → KServe gRPC → host (same host as router)',
+    },
+    'router-triton': {
+      shot: (i) => post(`${p.routerTriton.url}/v1/predict`, body(i), KEY),
+      pids: { router: p.routerTriton.pid, host: p.hostTriton.pid },
+      note: `HTTP → router (pad to multiples of ${PAD_MULTIPLE}) → host batching equal shapes only, Triton's delay rule`,
+    },
+    'naive-peer': {
+      shot: (i) => post(`${p.peer.url}/predict`, body(i)),
+      pids: { peer: p.peer.pid },
+      note: 'Fastify + ORT, session.run per request',
+    },
+  };
+  const chosen = args.arms.filter((a) => arms[a]);
+  const out: BenchPoint[] = [];
+  try {
+    for (const c of args.concurrency) {
+      const runs = new Map<string, PointResult[]>(chosen.map((a) => [a, []]));
+      // A B C D, A B C D, ...: drift on the shared machine hits every arm alike.
+      for (let rep = 0; rep < args.reps; rep++) {
+        for (const a of chosen) {
+          const arm = arms[a]!;
+          runs
+            .get(a)!
+            .push(await measure(arm.shot, { ...windows(args), concurrency: c, pids: arm.pids }));
+        }
+      }
+      for (const a of chosen) out.push(point(a, mix, c, median(runs.get(a)!), arms[a]!.note));
+    }
+  } finally {
+    grpc.close();
+  }
+  return out;
+}
+
+/**
+ * Fixed arrival rate at 70 % of the naive peer's best closed-loop throughput on this mix, the
+ * same for each arm, so latency shows queueing instead of a closed loop's self-throttling.
+ */
+async function openLoopPoints(
+  args: Args,
+  corpus: string[],
+  mix: TextMix,
+  p: Procs,
+  points: readonly BenchPoint[],
+): Promise<BenchPoint[]> {
+  const peerBest = Math.max(
+    0,
+    ...points.filter((x) => x.mix === mix && x.arm === 'naive-peer').map((x) => x.throughput),
+  );
+  const rate = Math.max(1, Math.round(peerBest * 0.7));
+  const body = (i: number) => JSON.stringify({ task: TASK, text: corpus[i % corpus.length] });
+  const grpc = new RouterGrpcClient(p.router.urls.grpc!, KEY);
+  const arms: [string, (i: number) => Promise<void>, Record<string, number>][] = [
+    [
+      'router',
+      (i) => post(`${p.router.url}/v1/predict`, body(i), KEY),
+      { router: p.router.pid, host: p.hostMesh.pid },
+    ],
+    [
+      'router-grpc',
+      (i) => grpc.predict(TASK, corpus[i % corpus.length]!),
+      { router: p.router.pid, host: p.hostMesh.pid },
+    ],
+    ['naive-peer', (i) => post(`${p.peer.url}/predict`, body(i)), { peer: p.peer.pid }],
+  ];
+  const out: BenchPoint[] = [];
+  try {
+    for (const [name, shot, pids] of arms) {
+      const r = await openLoop(shot, {
+        rate,
+        warmupMs: 1000,
+        durationMs: args.quick ? 5000 : 15000,
+        pids,
+        maxOutstanding: 512,
+      });
+      out.push(point(`open ${name}`, mix, rate, r, `open loop at ${rate}/s (c = arrival rate)`));
+    }
+  } finally {
+    grpc.close();
+  }
+  return out;
+}
+
+function point(
+  arm: string,
+  mix: TextMix,
+  concurrency: number,
+  r: PointResult & { runs?: number[] },
+  note: string,
+): BenchPoint {
   log(
-    `${mix.padEnd(5)} c=${String(concurrency).padEnd(2)} ${arm.padEnd(10)} ${r.throughput.toFixed(1).padStart(7)}/s ` +
-      `p50 ${r.p50.toFixed(2)} p90 ${r.p90.toFixed(2)} p99 ${r.p99.toFixed(2)} ms errors ${r.errors}${r.stable ? '' : ' (unstable)'}`,
+    `${mix.padEnd(5)} c=${String(concurrency).padEnd(3)} ${arm.padEnd(26)} ${r.throughput.toFixed(1).padStart(7)}/s ` +
+      `p50 ${r.p50.toFixed(2)} p90 ${r.p90.toFixed(2)} p99 ${r.p99.toFixed(2)} ms errors ${r.errors}` +
+      `${r.stable ? '' : ' (unstable)'} cpu/1k ${JSON.stringify(r.cpuPer1k)}${r.runs ? ` runs ${r.runs.join('/')}` : ''}`,
   );
   return { arm, mix, concurrency, note, ...r };
 }

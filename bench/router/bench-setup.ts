@@ -1,0 +1,78 @@
+import { spawnSync } from 'node:child_process';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { setModelConfigParameter } from '@mesh/model-repository';
+import { ROOT } from './bench-processes';
+
+function run(what: string, args: string[]): void {
+  process.stdout.write(`bench: ${what}\n`);
+  const r = spawnSync(process.execPath, args, { cwd: ROOT, stdio: 'inherit' });
+  if (r.status !== 0) throw new Error(`${what} failed (exit ${r.status})`);
+}
+
+/** A fresh clone has neither dist/ nor the generated bench models: make both. */
+export function ensureBuiltAndGenerated(models: string, model: string): void {
+  const mains = [
+    'dist/apps/model-host/src/main.js',
+    'dist/apps/router/src/main.js',
+    'dist/bench/router/naive-peer.server.js',
+    'dist/bench/router/raw-ort.worker.js',
+  ];
+  if (!mains.every((m) => existsSync(join(ROOT, m)))) {
+    run('building (npm run build)', [
+      join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'),
+      '-p',
+      'tsconfig.build.json',
+    ]);
+    run('rewriting path aliases', [
+      join(ROOT, 'node_modules', 'tsc-alias', 'dist', 'bin', 'index.js'),
+      '-p',
+      'tsconfig.build.json',
+    ]);
+  }
+  if (!existsSync(join(models, model, 'config.pbtxt'))) {
+    run(`generating the small models into ${models}`, [
+      join(ROOT, 'scripts', 'run-ts.js'),
+      'scripts/generate-models.ts',
+      '--size',
+      'small',
+      '--out',
+      models,
+    ]);
+  }
+}
+
+/**
+ * A private repository: one model's directory whose config.pbtxt gets extra parameters, so two
+ * hosts can serve the same model file under different batching rules.
+ */
+export function repositoryVariant(
+  models: string,
+  model: string,
+  parameters: Record<string, string>,
+): { root: string; remove: () => void } {
+  const root = mkdtempSync(join(tmpdir(), 'bench-repo-'));
+  // Everything but the edited config.pbtxt is only read: link it instead of copying 100s of MB.
+  for (const other of readdirSync(models)) {
+    if (other !== model) symlinkSync(join(models, other), join(root, other));
+  }
+  mkdirSync(join(root, model));
+  for (const entry of readdirSync(join(models, model))) {
+    if (entry !== 'config.pbtxt') symlinkSync(join(models, model, entry), join(root, model, entry));
+  }
+  const file = join(root, model, 'config.pbtxt');
+  let text = readFileSync(join(models, model, 'config.pbtxt'), 'utf8');
+  for (const [k, v] of Object.entries(parameters)) text = setModelConfigParameter(text, file, k, v);
+  writeFileSync(file, text);
+  return { root, remove: () => rmSync(root, { recursive: true, force: true }) };
+}

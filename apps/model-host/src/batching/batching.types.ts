@@ -25,6 +25,11 @@ export interface BatchingPolicy {
   maxPaddingRatio: number;
   /** Most padded elements (rows × longest) per batch; 0 = only max_batch_size limits it. */
   maxBatchTokens: number;
+  /**
+   * True: a free instance takes what is queued at once instead of waiting max_queue_delay for
+   * batch partners (config parameter `dispatch_when_idle`). False is Triton's rule.
+   */
+  dispatchWhenIdle: boolean;
   /** Per priority level overrides. */
   priorityQueuePolicy: Map<number, QueuePolicy>;
 }

@@ -13,6 +13,7 @@ const policy = (over: Partial<BatchingPolicy> = {}): BatchingPolicy => ({
   defaultQueuePolicy: { maxQueueSize: 0, defaultTimeoutUs: 0, allowTimeoutOverride: false },
   maxPaddingRatio: 0,
   maxBatchTokens: 0,
+  dispatchWhenIdle: false,
   priorityQueuePolicy: new Map(),
   ...over,
 });
@@ -236,5 +237,39 @@ describe('DynamicBatcher', () => {
     await h.finishNext();
     await Promise.all(all);
     expect(h.payloads().flat().sort()).toEqual(['a', 'b', 'c', 'd']);
+  });
+
+  it("waits max_queue_delay for partners by Triton's rule, even with an instance free", async () => {
+    const h = harness(policy({ maxQueueDelayUs: 600_000_000 }));
+    const first = h.batcher.submit('a', 1, 0, 0);
+    await flush();
+    expect(h.batches).toHaveLength(0);
+    expect(h.batcher.queued).toBe(1);
+    // A full batch (max_batch_size rows) leaves without waiting.
+    const rest = ['b', 'c', 'd', 'e', 'f', 'g', 'h'].map((x) => h.batcher.submit(x, 1, 0, 0));
+    await flush();
+    expect(h.payloads()).toEqual([['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h']]);
+    await h.finishNext();
+    await Promise.all([first, ...rest]);
+  });
+
+  it('dispatches at once to an idle instance when dispatch_when_idle is set', async () => {
+    const h = harness(policy({ maxQueueDelayUs: 600_000_000, dispatchWhenIdle: true }));
+    const a = h.batcher.submit('a', 1, 0, 0);
+    await flush();
+    expect(h.payloads()).toEqual([['a']]);
+    // While the only instance is busy the queue fills; the next free instance takes it all.
+    const rest = ['b', 'c', 'd'].map((x) => h.batcher.submit(x, 1, 0, 0));
+    await flush();
+    expect(h.batches).toHaveLength(1);
+    await h.finishNext();
+    expect(h.payloads()).toEqual([['a'], ['b', 'c', 'd']]);
+    await h.finishNext();
+    await expect(Promise.all([a, ...rest])).resolves.toEqual([
+      'done:a',
+      'done:b',
+      'done:c',
+      'done:d',
+    ]);
   });
 });

@@ -12,7 +12,8 @@ export interface DynamicBatcherOptions<T> {
  * Triton-style dynamic batcher for one model version. A batch is formed only when an instance
  * is free, so under load the queue grows and batches grow with it. A batch goes out at once
  * when it is full or reaches a preferred size; otherwise it waits until the oldest request has
- * queued for max_queue_delay. Lower priority numbers are served first; each level keeps FIFO.
+ * queued for max_queue_delay — unless the policy dispatches when idle, then a free instance
+ * takes what is queued at once. Lower priority numbers are served first; each level keeps FIFO.
  */
 export class DynamicBatcher<T> {
   private readonly levels = new Map<number, QueuedItem<T>[]>();
@@ -173,6 +174,8 @@ export class DynamicBatcher<T> {
     if (preferredAt > 0 && (rows >= largestPreferred || preferredAt === chosen.length)) {
       return { kind: 'send', items: chosen.slice(0, preferredAt) };
     }
+    // Batches still grow under load: while every instance is busy the queue fills up.
+    if (p.dispatchWhenIdle) return { kind: 'send', items: chosen };
     const oldest = order.reduce((a, b) => (a.enqueuedNs < b.enqueuedNs ? a : b));
     const waitedUs = Number(this.clock.nowNs() - oldest.enqueuedNs) / 1000;
     if (waitedUs >= p.maxQueueDelayUs) return { kind: 'send', items: chosen };

@@ -14,6 +14,7 @@ const batching: BatchingPolicy = {
   defaultQueuePolicy: { maxQueueSize: 0, defaultTimeoutUs: 0, allowTimeoutOverride: false },
   maxPaddingRatio: 1.5,
   maxBatchTokens: 0,
+  dispatchWhenIdle: false,
   priorityQueuePolicy: new Map(),
 };
 const spec: ModelVersionSpec = {

@@ -53,4 +53,17 @@ describe('batchingPolicyOf', () => {
       "parameter 'max_padding_ratio' must be 0 (no limit) or a number >= 1",
     );
   });
+
+  it("keeps Triton's queue-delay rule unless dispatch_when_idle is set", () => {
+    const param = (v: string) =>
+      config(
+        `dynamic_batching { }\nparameters { key: "dispatch_when_idle" value: { string_value: "${v}" } }`,
+      );
+    expect(batchingPolicyOf(config('dynamic_batching { }')).dispatchWhenIdle).toBe(false);
+    expect(batchingPolicyOf(param('true')).dispatchWhenIdle).toBe(true);
+    expect(batchingPolicyOf(param('0')).dispatchWhenIdle).toBe(false);
+    expect(() => batchingPolicyOf(param('soon'))).toThrow(
+      "parameter 'dispatch_when_idle' must be true or false",
+    );
+  });
 });

@@ -34,6 +34,15 @@ function batchTokens(config: ModelConfig): number {
   return n;
 }
 
+function dispatchWhenIdle(config: ModelConfig): boolean {
+  const raw = config.parameters.dispatch_when_idle?.stringValue;
+  if (raw === undefined) return false;
+  if (!['true', 'false', '1', '0'].includes(raw)) {
+    throw new Error(`parameter 'dispatch_when_idle' must be true or false (got "${raw}")`);
+  }
+  return raw === 'true' || raw === '1';
+}
+
 /** The batcher's policy from config.pbtxt; without dynamic_batching every request runs alone. */
 export function batchingPolicyOf(config: ModelConfig): BatchingPolicy {
   const db = config.dynamicBatching;
@@ -51,6 +60,7 @@ export function batchingPolicyOf(config: ModelConfig): BatchingPolicy {
     defaultQueuePolicy: queuePolicy(db?.defaultQueuePolicy),
     maxPaddingRatio: paddingRatio(config),
     maxBatchTokens: batchTokens(config),
+    dispatchWhenIdle: dispatchWhenIdle(config),
     priorityQueuePolicy: perLevel,
   };
 }

@@ -7,14 +7,20 @@ import {
   kservePoolOptionsFromEnv,
   loadInferencePackage,
 } from '@mesh/kserve';
-import { AdminAuthenticator, RoutingTableRepository, routingKeys } from '@mesh/routing';
+import {
+  AdminAuthenticator,
+  RedisTrafficSignalSource,
+  RouterHeartbeatRepository,
+  RoutingTableRepository,
+  routingKeys,
+} from '@mesh/routing';
 import { RedisHealthModule } from '@mesh/telemetry';
 import type { Logger } from 'pino';
 import type { CoordinatorConfig } from './coordinator.config';
 import { CoordinatorRuntime } from './coordinator.runtime';
 import { ADMIN_AUTHENTICATOR, REDIS_CLIENT } from './coordinator.tokens';
 import { BackendReconciler } from './fleet/backend.reconciler';
-import { HeartbeatRouterFleet, type HeartbeatSource } from './fleet/heartbeat.router-fleet';
+import { HeartbeatRouterFleet } from './fleet/heartbeat.router-fleet';
 import { KServeBackendFleet } from './fleet/kserve-backend.fleet';
 import { KServeWarmer } from './fleet/kserve.warmer';
 import { RedisDesiredVersions } from './fleet/redis.desired-versions';
@@ -25,21 +31,15 @@ import { RolloutsController } from './http/rollouts.controller';
 import { LeaderLease } from './leader/leader-lease';
 import { RolloutPlanValidator } from './rollout/rollout-plan.validator';
 import { RolloutMachine } from './rollout/rollout.machine';
-import type { Clock, TrafficSignals } from './rollout/rollout.ports';
+import type { Clock } from './rollout/rollout.ports';
 import { RolloutRepository } from './rollout/rollout.repository';
 import { RolloutRunner } from './rollout/rollout.runner';
 import { RolloutService } from './rollout/rollout.service';
 
-/** Where the routers' heartbeats and traffic signals come from (the routing library). */
-export interface RouterSources {
-  heartbeats: HeartbeatSource;
-  signals: TrafficSignals;
-}
-
 const systemClock: Clock = { now: () => Date.now() };
 
 /** Builds the coordinator's object graph from config; Nest only sees its edges. */
-function build(config: CoordinatorConfig, logger: Logger, sources: RouterSources | undefined) {
+function build(config: CoordinatorConfig, logger: Logger) {
   const redis = createRedisClient(config.REDIS_URL, 'coordinator');
   const keys = routingKeys(config.REDIS_KEY_PREFIX);
   const table = new RoutingTableRepository(redis, { keyPrefix: config.REDIS_KEY_PREFIX });
@@ -71,45 +71,40 @@ function build(config: CoordinatorConfig, logger: Logger, sources: RouterSources
     new RolloutPlanValidator(catalog, routes),
     systemClock,
   );
-  let runner: RolloutRunner | undefined;
-  if (sources) {
-    const machine = new RolloutMachine(
-      {
-        clock: systemClock,
-        routes,
-        backends: fleet,
-        routers: new HeartbeatRouterFleet(sources.heartbeats),
-        signals: sources.signals,
-        catalog,
-        warmer: new KServeWarmer(clients, catalog, config.KSERVE_DEADLINE_MS),
-        desired,
-      },
-      {
-        loadSampleMs: config.COORDINATOR_LOAD_SAMPLE_MS,
-        loadTimeoutMs: config.COORDINATOR_LOAD_TIMEOUT_MS,
-      },
-    );
-    runner = new RolloutRunner(
-      lease,
-      rollouts,
-      machine,
-      new BackendReconciler(fleet, desired, logger),
-      logger,
-      { tickMs: config.COORDINATOR_TICK_MS, reconcileMs: config.COORDINATOR_RECONCILE_MS },
-    );
-  }
-  return { redis, service, runtime: new CoordinatorRuntime(redis, clients, runner, logger) };
+  const heartbeats = new RouterHeartbeatRepository(redis, { keyPrefix: config.REDIS_KEY_PREFIX });
+  const signals = new RedisTrafficSignalSource(redis, { keyPrefix: config.REDIS_KEY_PREFIX });
+  const machine = new RolloutMachine(
+    {
+      clock: systemClock,
+      routes,
+      backends: fleet,
+      routers: new HeartbeatRouterFleet(heartbeats),
+      signals,
+      catalog,
+      warmer: new KServeWarmer(clients, catalog, config.KSERVE_DEADLINE_MS),
+      desired,
+    },
+    {
+      loadSampleMs: config.COORDINATOR_LOAD_SAMPLE_MS,
+      loadTimeoutMs: config.COORDINATOR_LOAD_TIMEOUT_MS,
+    },
+  );
+  const runner = new RolloutRunner(
+    lease,
+    rollouts,
+    machine,
+    new BackendReconciler(fleet, desired, logger),
+    logger,
+    { tickMs: config.COORDINATOR_TICK_MS, reconcileMs: config.COORDINATOR_RECONCILE_MS },
+  );
+  return { redis, service, runtime: new CoordinatorRuntime(redis, clients, runner) };
 }
 
 /** The version-switch coordinator: the rollout API, the leader loop, health and metrics. */
 @Module({})
 export class CoordinatorModule {
-  static register(
-    config: CoordinatorConfig,
-    logger: Logger,
-    sources?: RouterSources,
-  ): DynamicModule {
-    const graph = build(config, logger, sources);
+  static register(config: CoordinatorConfig, logger: Logger): DynamicModule {
+    const graph = build(config, logger);
     return {
       module: CoordinatorModule,
       imports: [RedisHealthModule.register('coordinator', config.REDIS_URL)],

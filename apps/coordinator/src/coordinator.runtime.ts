@@ -1,7 +1,6 @@
 import type { OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import type Redis from 'ioredis';
 import type { KServeClient } from '@mesh/kserve';
-import type { Logger } from 'pino';
 import type { RolloutRunner } from './rollout/rollout.runner';
 
 /**
@@ -12,22 +11,15 @@ export class CoordinatorRuntime implements OnApplicationBootstrap, OnApplication
   constructor(
     private readonly redis: Redis,
     private readonly clients: readonly KServeClient[],
-    private readonly runner: RolloutRunner | undefined,
-    private readonly logger: Logger,
+    private readonly runner: RolloutRunner,
   ) {}
 
   onApplicationBootstrap(): void {
-    if (this.runner) this.runner.start();
-    else {
-      this.logger.warn(
-        { event: 'rollouts-idle' },
-        'router heartbeats and traffic signals are not available in this build; rollouts are accepted but not run',
-      );
-    }
+    this.runner.start();
   }
 
   async onApplicationShutdown(): Promise<void> {
-    await this.runner?.stop();
+    await this.runner.stop();
     for (const client of this.clients) client.close();
     // quit() would wait for a Redis that is down; only a ready connection is closed politely.
     if (this.redis.status === 'ready') await this.redis.quit().catch(() => this.redis.disconnect());

@@ -1,18 +1,9 @@
+import type { RouterHeartbeat } from '@mesh/routing';
 import type { DrainStatus, RouterFleet, RoutingVerdict } from '../rollout/rollout.ports';
 
-/** What a router publishes in its heartbeat (the fields the coordinator reads). */
-export interface RouterHeartbeatView {
-  routerId: string;
-  /** Routing epoch the router has applied. */
-  epoch: number;
-  routable: { model: string; version: number }[];
-  unroutable: { model: string; version: number; reason: string }[];
-  inFlight: { model: string; version: number; count: number }[];
-}
-
-/** The live (unexpired) heartbeats of every router. */
+/** The live (unexpired) heartbeats of every router (RouterHeartbeatRepository). */
 export interface HeartbeatSource {
-  readLive(): Promise<RouterHeartbeatView[]>;
+  readLive(): Promise<RouterHeartbeat[]>;
 }
 
 /** Readiness and drain questions answered from the routers' heartbeats. */

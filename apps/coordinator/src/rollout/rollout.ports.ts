@@ -1,4 +1,10 @@
-import type { Route, VersionWeight } from '@mesh/routing';
+import type {
+  Route,
+  TrafficSignalQuery,
+  TrafficSignalSource,
+  VersionSignals as RoutingVersionSignals,
+  VersionWeight,
+} from '@mesh/routing';
 
 /** Time as the coordinator sees it (unix ms); injected so tests run windows and holds fast. */
 export interface Clock {
@@ -72,28 +78,10 @@ export interface RouterFleet {
   drainStatus(model: string, versions: number[], minEpoch: number): Promise<DrainStatus>;
 }
 
-/** Per-version traffic signals over a time range, aggregated across routers. */
-export interface VersionSignals {
-  requests: number;
-  errors: number;
-  errorsByClass: Record<string, number>;
-  errorRate: number;
-  ratePerSecond: number;
-  p50Ms: number | null;
-  p99Ms: number | null;
-}
-
-export interface SignalQuery {
-  task: string;
-  model?: string;
-  version?: number;
-  fromMs: number;
-  toMs: number;
-}
-
-export interface TrafficSignals {
-  read(query: SignalQuery): Promise<VersionSignals>;
-}
+/** Per-version traffic signals over a time range, aggregated across routers (routing lib). */
+export type VersionSignals = RoutingVersionSignals;
+export type SignalQuery = TrafficSignalQuery;
+export type TrafficSignals = TrafficSignalSource;
 
 /** Sends warm-up inferences straight to every backend. */
 export interface Warmer {

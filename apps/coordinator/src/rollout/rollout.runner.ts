@@ -45,12 +45,19 @@ export class RolloutRunner {
     this.schedule(0);
   }
 
-  /** Stops ticking, waits for the tick in progress, and hands the lease back. */
-  async stop(): Promise<void> {
+  /**
+   * Stops ticking, waits for the tick in progress, and hands the lease back — each bounded,
+   * since with Redis down both would wait forever (an unreleased lease simply expires).
+   */
+  async stop(graceMs = 3000): Promise<void> {
     this.stopped = true;
     if (this.timer) clearTimeout(this.timer);
-    await this.running;
-    if (this.leading) await this.lease.release().catch(() => undefined);
+    await within(graceMs, this.running);
+    if (this.leading)
+      await within(
+        graceMs,
+        this.lease.release().catch(() => undefined),
+      );
     this.leading = false;
   }
 
@@ -98,4 +105,13 @@ export class RolloutRunner {
       leading ? 'took the leader lease' : 'not the leader',
     );
   }
+}
+
+async function within(ms: number, work: Promise<unknown> | undefined): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<void>((resolve) => {
+    timer = setTimeout(resolve, ms);
+  });
+  await Promise.race([work, timeout]);
+  clearTimeout(timer);
 }

@@ -1,0 +1,52 @@
+export {
+  decodeItems,
+  decodeResults,
+  encodeItems,
+  encodeResults,
+  type ChunkResults,
+} from './chunk.codec';
+export {
+  CHUNK_NAME,
+  CHUNK_QUEUE,
+  JOB_NAME,
+  JOB_QUEUE,
+  bullPrefix,
+  chunkJobId,
+  chunkJobSpec,
+  chunkPayloadSchema,
+  chunkPriority,
+  jobPayloadSchema,
+  parentJobSpec,
+  type ChunkPayload,
+  type JobPayload,
+  type QueuedJobSpec,
+  type RetryPolicy,
+} from './job-queue.contracts';
+export { JobFlowProducer } from './job-flow.producer';
+export { jobItemSchema, parseJobItem } from './job-item.schema';
+export { JobKeys } from './job.keys';
+export { JobRepository, type JobRepositoryOptions, type ListOptions } from './job.repository';
+export {
+  JOB_STATES,
+  TERMINAL_STATES,
+  isJobState,
+  type ItemError,
+  type ItemId,
+  type ItemResult,
+  type JobItem,
+  type JobRecord,
+  type JobState,
+  type LabelScoreResult,
+  type PinnedVersion,
+} from './job.types';
+export { JobUploadWriter, type UploadSummary } from './job-upload.writer';
+export { jobStatusView, type JobStatusView } from './job.view';
+export {
+  EmptyJobError,
+  JobInputError,
+  JobNotFoundError,
+  JobQuotaExceededError,
+  JobTooLargeError,
+  JobsError,
+} from './jobs.errors';
+export { parseNdjsonItems, type NdjsonLimits } from './ndjson-items.parser';

@@ -1,0 +1,44 @@
+/**
+ * Redis names of the job store, all under `REDIS_KEY_PREFIX`. One job's keys share the
+ * `{job:<id>}` hash tag, so its scripts touch one Redis Cluster slot; the per-tenant indexes
+ * share `{jobs}`.
+ */
+export class JobKeys {
+  constructor(private readonly prefix: string) {}
+
+  meta(jobId: string): string {
+    return `${this.prefix}:{job:${jobId}}:meta`;
+  }
+
+  /** chunk index → "succeeded,failed" of its written result. */
+  chunkStats(jobId: string): string {
+    return `${this.prefix}:{job:${jobId}}:chunks`;
+  }
+
+  items(jobId: string, chunk: number): string {
+    return `${this.prefix}:{job:${jobId}}:in:${chunk}`;
+  }
+
+  results(jobId: string, chunk: number): string {
+    return `${this.prefix}:{job:${jobId}}:out:${chunk}`;
+  }
+
+  /** Sorted set of a tenant's job ids by creation time. */
+  byTenant(tenant: string): string {
+    return `${this.prefix}:{jobs}:tenant:${tenant}`;
+  }
+
+  /** Sorted set of every job id by creation time (admin listing). */
+  all(): string {
+    return `${this.prefix}:{jobs}:all`;
+  }
+
+  /** Set of a tenant's unfinished job ids (quota accounting). */
+  active(tenant: string): string {
+    return `${this.prefix}:{jobs}:active:${tenant}`;
+  }
+
+  idempotency(tenant: string, keyHash: string): string {
+    return `${this.prefix}:{jobs}:idem:${tenant}:${keyHash}`;
+  }
+}

@@ -1,0 +1,139 @@
+import { randomUUID } from 'node:crypto';
+import Redis from 'ioredis';
+import { JobRepository } from './job.repository';
+import { JobUploadWriter } from './job-upload.writer';
+import type { ItemResult, JobRecord } from './job.types';
+import { EmptyJobError, JobInputError } from './jobs.errors';
+
+const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+const PREFIX = `test:jobs-repo:${randomUUID().slice(0, 8)}`;
+let redis: Redis;
+let repo: JobRepository;
+
+beforeAll(() => {
+  redis = new Redis(REDIS_URL, { maxRetriesPerRequest: 1 });
+  repo = new JobRepository(redis, { keyPrefix: PREFIX, retentionSeconds: 3600 });
+});
+
+afterAll(async () => {
+  const keys = await redis.keys(`${PREFIX}:*`);
+  if (keys.length > 0) await redis.del(...keys);
+  await redis.quit();
+});
+
+function record(id: string, over: Partial<JobRecord> = {}): JobRecord {
+  return {
+    id,
+    tenant: 'acme',
+    task: 'intent',
+    model: 'intent-zh',
+    version: 2,
+    pipeline: 'bert-wordpiece@2',
+    state: 'queued',
+    total: 3,
+    chunkSize: 2,
+    chunks: 2,
+    processed: 0,
+    succeeded: 0,
+    failedItems: 0,
+    createdAt: Date.now(),
+    ...over,
+  };
+}
+
+const ok: ItemResult = { kind: 'classification', label: 'a', score: 1, scores: [] };
+const bad: ItemResult = { kind: 'error', error: { code: 'TEXT_TOO_LONG', message: 'long' } };
+
+describe('JobRepository (real Redis)', () => {
+  it('stores an upload in chunks and reads each chunk back', async () => {
+    const writer = new JobUploadWriter(repo, 2);
+    const summary = await writer.write('up1', [
+      { text: 'a' },
+      { text: 'b', textPair: 'c' },
+      { text: 'd', id: 9 },
+    ]);
+    expect(summary).toEqual({ total: 3, chunks: 2, hasPairs: true });
+    expect(await repo.readItems('up1', 0)).toEqual([{ text: 'a' }, { text: 'b', textPair: 'c' }]);
+    expect(await repo.readItems('up1', 1)).toEqual([{ text: 'd', id: 9 }]);
+    const ttl = await redis.ttl(`${PREFIX}:{job:up1}:in:0`);
+    expect(ttl).toBeGreaterThan(3000);
+  });
+
+  it('leaves nothing behind when an upload fails part way or is empty', async () => {
+    const writer = new JobUploadWriter(repo, 2);
+    async function* items() {
+      yield { text: 'a' };
+      yield { text: 'b' };
+      yield { text: 'c' };
+      throw new JobInputError('line 4: not valid JSON', 4);
+    }
+    await expect(writer.write('up2', items())).rejects.toThrow('line 4');
+    expect(await redis.keys(`${PREFIX}:{job:up2}:*`)).toEqual([]);
+    await expect(writer.write('up3', [])).rejects.toBeInstanceOf(EmptyJobError);
+  });
+
+  it('counts a retried chunk once: the second write replaces the first', async () => {
+    await repo.commit(record('r1'));
+    const items = [{ text: 'a' }, { text: 'b' }];
+    expect(await repo.writeResults('r1', 0, items, [ok, bad])).toBe(true);
+    expect(await repo.writeResults('r1', 0, items, [ok, ok])).toBe(false);
+    expect(await repo.writeResults('r1', 1, [{ text: 'c' }], [ok])).toBe(true);
+    const r = await repo.get('r1');
+    expect(r).toMatchObject({ processed: 3, succeeded: 3, failedItems: 0 });
+    expect((await repo.readResults('r1', 0))?.results).toEqual([ok, ok]);
+  });
+
+  it('moves through states only along allowed transitions', async () => {
+    await repo.commit(record('s1'));
+    expect(await repo.markWaiting('s1', 'intent-zh v2 has no ready backend')).toBe(
+      'waiting_for_version',
+    );
+    expect((await repo.get('s1'))?.reason).toBe('intent-zh v2 has no ready backend');
+    expect(await repo.markRunning('s1', 1000)).toBe('running');
+    expect(await repo.markRunning('s1', 2000)).toBe('running');
+    expect((await repo.get('s1'))?.startedAt).toBe(1000);
+    expect((await repo.get('s1'))?.reason).toBeUndefined();
+    expect(await repo.finish('s1', 'cancelled', 3000)).toBe('cancelled');
+    // A finished job never goes back, and the first end wins.
+    expect(await repo.markRunning('s1', 4000)).toBe('cancelled');
+    expect(await repo.finish('s1', 'completed', 5000)).toBe('cancelled');
+    expect((await repo.get('s1'))?.finishedAt).toBe(3000);
+    expect(await repo.markRunning('missing', 1)).toBeUndefined();
+  });
+
+  it('frees the quota and the inputs of a finished job', async () => {
+    const writer = new JobUploadWriter(repo, 2);
+    const summary = await writer.write('q1', [{ text: 'a' }, { text: 'b' }, { text: 'c' }]);
+    await repo.commit(record('q1', { tenant: 'quota-t', chunks: summary.chunks }));
+    expect((await repo.active('quota-t')).map((r) => r.id)).toEqual(['q1']);
+    await repo.finish('q1', 'completed', Date.now());
+    expect(await repo.active('quota-t')).toEqual([]);
+    expect(await repo.readItems('q1', 0)).toBeUndefined();
+  });
+
+  it('lists a tenant’s jobs newest first, filtered by state; admin sees every tenant', async () => {
+    const now = Date.now();
+    await repo.commit(record('l1', { tenant: 'lister', createdAt: now - 2 }));
+    await repo.commit(record('l2', { tenant: 'lister', createdAt: now - 1 }));
+    await repo.commit(record('l3', { tenant: 'other', createdAt: now }));
+    await repo.finish('l1', 'completed', now);
+    expect((await repo.list({ tenant: 'lister', limit: 10 })).map((r) => r.id)).toEqual([
+      'l2',
+      'l1',
+    ]);
+    expect(
+      (await repo.list({ tenant: 'lister', state: 'completed', limit: 10 })).map((r) => r.id),
+    ).toEqual(['l1']);
+    const all = (await repo.list({ limit: 100 })).map((r) => r.id);
+    expect(all).toEqual(expect.arrayContaining(['l1', 'l2', 'l3']));
+  });
+
+  it('binds an idempotency key to the first job only', async () => {
+    expect(await repo.idempotentJob('acme', 'k1')).toBeUndefined();
+    expect(await repo.claimIdempotency('acme', 'k1', 'first')).toBe('first');
+    expect(await repo.claimIdempotency('acme', 'k1', 'second')).toBe('first');
+    expect(await repo.idempotentJob('acme', 'k1')).toBe('first');
+    // Keys are per tenant.
+    expect(await repo.idempotentJob('globex', 'k1')).toBeUndefined();
+  });
+});

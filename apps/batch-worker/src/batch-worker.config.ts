@@ -1,9 +1,31 @@
-import { commonEnv, loadConfig, port, redisEnv } from '@mesh/config';
+import { commonEnv, endpoints, loadConfig, port, positiveInt, redisEnv } from '@mesh/config';
+import { jobsEnv } from '@mesh/jobs';
+import { z } from 'zod';
 
 const workerEnv = {
   ...commonEnv,
   ...redisEnv,
+  ...jobsEnv,
   WORKER_PORT: port(9100),
+  MODEL_REPOSITORY: z.string().min(1).default('./model_repository'),
+  KSERVE_ENDPOINTS: endpoints,
+  GRPC_MAX_MESSAGE_BYTES: positiveInt(64 * 1024 * 1024),
+  /** Chunks this process runs at once. */
+  WORKER_CONCURRENCY: positiveInt(2, 64),
+  /** Inference calls one chunk keeps in flight (tokenizing the next batch meanwhile). */
+  WORKER_INFLIGHT_BATCHES: positiveInt(2, 16),
+  /** Deadline of each backend inference call. */
+  WORKER_INFER_TIMEOUT_MS: positiveInt(30_000),
+  /** How often backends are asked what they serve (routability of pinned versions). */
+  WORKER_DISCOVERY_INTERVAL_MS: positiveInt(2000),
+  /** BullMQ lock of a running chunk; a worker that dies loses it after this long. */
+  WORKER_LOCK_MS: positiveInt(30_000),
+  /** How often stalled chunks (lock lost) are looked for and put back. */
+  WORKER_STALLED_INTERVAL_MS: positiveInt(30_000),
+  /** Stalls a chunk may suffer before it fails for good (its items then get errors). */
+  WORKER_MAX_STALLED_COUNT: positiveInt(5, 1000),
+  /** How long a chunk of a job waiting for its version is parked before it looks again. */
+  WORKER_VERSION_WAIT_MS: positiveInt(2000),
 };
 
 export type BatchWorkerConfig = ReturnType<typeof loadBatchWorkerConfig>;

@@ -15,6 +15,7 @@ import { installJsonBodyParser } from './http/json-body.parser';
 import { RouteMethodIndex } from './http/route-methods.index';
 import { buildRouterOpenApi } from './openapi/router.openapi';
 import { installRequestIdHook } from './http/request-id.hook';
+import { NDJSON } from './jobs/jobs.controller';
 import { loadRouterConfig, type RouterConfig } from './router.config';
 import { RouterModule } from './router.module';
 
@@ -54,6 +55,9 @@ function configureHttp(app: NestFastifyApplication, logger: Logger): void {
   app.useGlobalFilters(filter);
   installRequestIdHook(fastify);
   installJsonBodyParser(fastify);
+  // NDJSON job uploads reach the handler as the raw stream: the job parser enforces its own
+  // byte and item caps while storing, so the body is never held in memory.
+  fastify.addContentTypeParser(NDJSON, (_request, payload, done) => done(null, payload));
   // Body-parsing failures (413, malformed JSON) happen before Nest: same JSON error shape.
   fastify.setErrorHandler((err: FastifyError, request, reply) => filter.reply(err, request, reply));
   // Generated from the edges' zod schemas (src/openapi); Swagger UI only serves it.
@@ -80,7 +84,9 @@ function grpcServer(config: RouterConfig): MeshGrpcServer {
   return new MeshGrpcServer(
     {
       package: 'mesh.v1',
-      protoPath: join(resolveProtoDir(), 'mesh', 'v1', 'predictor.proto'),
+      protoPath: ['predictor.proto', 'jobs.proto'].map((f) =>
+        join(resolveProtoDir(), 'mesh', 'v1', f),
+      ),
       url: `${config.HOST}:${config.ROUTER_GRPC_PORT}`,
       loader: { keepCase: false, longs: Number, enums: String, defaults: true, oneofs: true },
     },

@@ -1,4 +1,5 @@
 import { commonEnv, endpoints, loadConfig, port, positiveInt, redisEnv } from '@mesh/config';
+import { jobsEnv } from '@mesh/jobs';
 import { z } from 'zod';
 
 /** Fixed per-item overhead of a KServe request beyond the three INT64 tensors (names, shapes). */
@@ -43,6 +44,20 @@ const routerEnv = {
     .default(0),
   /** How often backends are asked which models/versions are ready and what they serve. */
   ROUTER_DISCOVERY_INTERVAL_MS: positiveInt(2000),
+  ...jobsEnv,
+  /** Items per stored chunk (one BullMQ child job each). */
+  JOBS_CHUNK_SIZE: positiveInt(512, 100_000),
+  /** Most items one job may have. */
+  JOBS_MAX_ITEMS: positiveInt(1_000_000),
+  /** Most bytes of one NDJSON upload (streamed, so not bound by ROUTER_BODY_LIMIT_BYTES). */
+  JOBS_MAX_UPLOAD_BYTES: positiveInt(512 * 1024 * 1024),
+  /** Longest NDJSON line. */
+  JOBS_MAX_LINE_BYTES: positiveInt(1024 * 1024),
+  /** Quota defaults for tenants whose mesh.yaml entry sets no `jobs` quota. */
+  JOBS_DEFAULT_MAX_QUEUED_ITEMS: positiveInt(2_000_000),
+  JOBS_DEFAULT_MAX_CONCURRENT_JOBS: positiveInt(10),
+  /** How often open result and event streams look for progress. */
+  JOBS_STREAM_POLL_MS: positiveInt(250),
 };
 
 export type RouterConfig = ReturnType<typeof loadRouterConfig>;

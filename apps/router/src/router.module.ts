@@ -1,6 +1,13 @@
-import { type DynamicModule, Inject, Module, type OnApplicationShutdown } from '@nestjs/common';
+import {
+  type DynamicModule,
+  Inject,
+  Module,
+  type OnApplicationShutdown,
+  type Provider,
+} from '@nestjs/common';
 import { createRedisClient } from '@mesh/config';
 import { KServeBackends, VersionCatalog } from '@mesh/inference';
+import { JobFlowProducer, JobRepository, retryPolicyOf } from '@mesh/jobs';
 import {
   AdminAuthenticator,
   InFlightLimiter,
@@ -33,6 +40,12 @@ import { RouterMetrics } from './core/router.metrics';
 import { ShadowMirror } from './core/shadow.mirror';
 import { TasksService } from './core/tasks.service';
 import { GrpcErrorFilter } from './grpc/grpc-error.filter';
+import { JobQueryService } from './jobs/job-query.service';
+import { JobSubmissionService } from './jobs/job-submission.service';
+import { JOB_UPLOAD_LIMITS } from './jobs/job-upload.limits';
+import { JobsController } from './jobs/jobs.controller';
+import { JobsGrpcController } from './jobs/jobs.grpc.controller';
+import { OpenStreamsRegistry } from './jobs/open-streams.registry';
 import { PredictorGrpcController } from './grpc/predictor.grpc.controller';
 import { PredictController } from './http/predict.controller';
 import { batchBound, type RouterConfig } from './router.config';
@@ -45,7 +58,10 @@ const DEFAULT_CACHE_ENTRIES = 10_000;
 /** The router: tenants, routing, admission, preprocessing and inference over KServe v2. */
 @Module({})
 export class RouterModule implements OnApplicationShutdown {
-  constructor(@Inject(REDIS) private readonly redis: Redis) {}
+  constructor(
+    @Inject(REDIS) private readonly redis: Redis,
+    private readonly flows: JobFlowProducer,
+  ) {}
 
   static register(config: RouterConfig, logger: Logger, catalog: VersionCatalog): DynamicModule {
     return {
@@ -56,6 +72,8 @@ export class RouterModule implements OnApplicationShutdown {
         PredictController,
         AdminController,
         PredictorGrpcController,
+        JobsController,
+        JobsGrpcController,
       ],
       providers: [
         { provide: LOGGER, useValue: logger },
@@ -173,12 +191,74 @@ export class RouterModule implements OnApplicationShutdown {
           ) => new RouterLifecycle(config, logger, repo, routes, backends, cat),
         },
         AdminKeyGuard,
+        ...jobProviders(config),
         GrpcErrorFilter,
       ],
     };
   }
 
   async onApplicationShutdown(): Promise<void> {
+    await this.flows.close();
     await this.redis.quit();
   }
+}
+
+/** The bulk-job API: the job store, the flow producer, submission and queries. */
+function jobProviders(config: RouterConfig): Provider[] {
+  return [
+    OpenStreamsRegistry,
+    {
+      provide: JOB_UPLOAD_LIMITS,
+      useValue: {
+        maxBytes: config.JOBS_MAX_UPLOAD_BYTES,
+        maxLineBytes: config.JOBS_MAX_LINE_BYTES,
+      },
+    },
+    {
+      provide: JobRepository,
+      inject: [REDIS],
+      useFactory: (redis: Redis) =>
+        new JobRepository(redis, {
+          keyPrefix: config.REDIS_KEY_PREFIX,
+          retentionSeconds: config.JOBS_RETENTION_SECONDS,
+        }),
+    },
+    {
+      provide: JobFlowProducer,
+      inject: [REDIS],
+      useFactory: (redis: Redis) =>
+        new JobFlowProducer(redis, config.REDIS_KEY_PREFIX, retryPolicyOf(config)),
+    },
+    {
+      provide: JobSubmissionService,
+      inject: [RoutingTableCache, RouteSelector, VersionCatalog, JobRepository, JobFlowProducer],
+      useFactory: (
+        routes: RoutingTableCache,
+        selector: RouteSelector,
+        catalog: VersionCatalog,
+        repository: JobRepository,
+        flows: JobFlowProducer,
+      ) =>
+        new JobSubmissionService(
+          routes,
+          new WeightedVersionPicker(),
+          selector,
+          catalog,
+          repository,
+          flows,
+          {
+            maxItems: config.JOBS_MAX_ITEMS,
+            chunkSize: config.JOBS_CHUNK_SIZE,
+            maxQueuedItems: config.JOBS_DEFAULT_MAX_QUEUED_ITEMS,
+            maxConcurrentJobs: config.JOBS_DEFAULT_MAX_CONCURRENT_JOBS,
+          },
+        ),
+    },
+    {
+      provide: JobQueryService,
+      inject: [JobRepository],
+      useFactory: (repository: JobRepository) =>
+        new JobQueryService(repository, config.JOBS_STREAM_POLL_MS),
+    },
+  ];
 }

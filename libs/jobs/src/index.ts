@@ -50,3 +50,4 @@ export {
   JobsError,
 } from './jobs.errors';
 export { parseNdjsonItems, type NdjsonLimits } from './ndjson-items.parser';
+export { jobsEnv, retryPolicyOf } from './jobs.config';

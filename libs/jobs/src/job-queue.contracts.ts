@@ -64,6 +64,7 @@ export interface QueuedJobSpec<T> {
     backoff: { type: 'exponential'; delay: number };
     removeOnComplete: boolean | number;
     removeOnFail: boolean | number;
+    ignoreDependencyOnFailure?: boolean;
   };
 }
 
@@ -84,6 +85,8 @@ export function chunkJobSpec(
       // Results live in the job store; BullMQ's own records are only bookkeeping.
       removeOnComplete: true,
       removeOnFail: 1000,
+      // A chunk that fails for good (e.g. stalled too often) must not hold its parent forever.
+      ignoreDependencyOnFailure: true,
     },
   };
 }

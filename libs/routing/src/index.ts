@@ -53,9 +53,11 @@ export {
   type RoutingTableData,
   type ShadowConfig,
   type Tenant,
+  type TenantJobQuota,
   type TenantRateLimit,
   type VersionWeight,
 } from './routing.types';
+export { requireInputCapability, type InputNeeds } from './input-capability';
 export { stickyFraction } from './sticky-hash';
 export { TenantAuthenticator, type RoutingTableSource } from './tenant-authenticator';
 export {

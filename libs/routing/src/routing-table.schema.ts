@@ -35,6 +35,10 @@ const tenantShape = z
         path: ['burst'],
       }),
     maxInFlight: positiveInt,
+    jobs: z
+      .object({ maxQueuedItems: positiveInt.optional(), maxConcurrentJobs: positiveInt.optional() })
+      .strict()
+      .optional(),
   })
   .strict();
 

@@ -18,6 +18,15 @@ export interface Tenant {
   rateLimit: TenantRateLimit;
   /** Concurrent requests per router process. */
   maxInFlight: number;
+  /** Bulk-job quotas; absent fields take the router's defaults. */
+  jobs?: TenantJobQuota;
+}
+
+export interface TenantJobQuota {
+  /** Items of unfinished jobs (not yet processed) the tenant may have at once. */
+  maxQueuedItems?: number;
+  /** Unfinished jobs the tenant may have at once. */
+  maxConcurrentJobs?: number;
 }
 
 export interface VersionWeight {

@@ -12,6 +12,13 @@ import {
   UnauthenticatedError,
   VERSION_ERROR_CODES,
 } from '@mesh/routing';
+import {
+  EmptyJobError,
+  JobInputError,
+  JobNotFoundError,
+  JobQuotaExceededError,
+  JobTooLargeError,
+} from '@mesh/jobs';
 import { InputTooLargeError, InputValidationError, OutputShapeError } from '@mesh/preprocessing';
 import { BadBackendResponseError } from '@mesh/inference';
 import { ERROR_TABLE } from './error-table';
@@ -78,6 +85,29 @@ const cases: [string, unknown, string, number, GrpcStatus][] = [
     413,
     GrpcStatus.INVALID_ARGUMENT,
   ],
+  [
+    'bad job line',
+    new JobInputError('line 3: not valid JSON', 3),
+    'INVALID_INPUT',
+    400,
+    GrpcStatus.INVALID_ARGUMENT,
+  ],
+  ['empty job', new EmptyJobError(), 'INVALID_INPUT', 400, GrpcStatus.INVALID_ARGUMENT],
+  [
+    'job over its cap',
+    new JobTooLargeError(10, 'items'),
+    'PAYLOAD_TOO_LARGE',
+    413,
+    GrpcStatus.INVALID_ARGUMENT,
+  ],
+  [
+    'job quota',
+    new JobQuotaExceededError('maxConcurrentJobs', 2, 'too many'),
+    'JOB_QUOTA_EXCEEDED',
+    429,
+    GrpcStatus.RESOURCE_EXHAUSTED,
+  ],
+  ['unknown job', new JobNotFoundError('j'), 'JOB_NOT_FOUND', 404, GrpcStatus.NOT_FOUND],
   ['rate limited', new RateLimitedError(1500), 'RATE_LIMITED', 429, GrpcStatus.RESOURCE_EXHAUSTED],
   [
     'too many in flight',

@@ -1,0 +1,29 @@
+import type { EncodedBatch, OutputTensor, Prediction, TextInput } from '@mesh/preprocessing';
+
+/** What the chunk runner needs of a pinned model version (a ServableVersion from @mesh/inference). */
+export interface PinnedModel {
+  readonly model: string;
+  readonly version: number;
+  readonly pipeline: string;
+  readonly kind: 'classification' | 'embedding';
+  readonly hardMaxChars: number;
+  /** config.pbtxt `max_batch_size` (0 = no batching: one row per call). */
+  readonly maxBatchSize: number;
+  encode(items: readonly TextInput[]): EncodedBatch;
+  postprocess(output: OutputTensor, batch: EncodedBatch): Prediction[];
+}
+
+/**
+ * The worker's inference path, the same one the router uses (@mesh/inference): its own
+ * version catalog and backend discovery, so routability is decided here, not by asking a router.
+ */
+export interface ChunkInference<V extends PinnedModel = PinnedModel> {
+  servable(model: string, version: number): V | undefined;
+  /** Why (model, version) cannot take traffic from this worker now, or undefined. */
+  unroutableReason(model: string, version: number): string | undefined;
+  infer(
+    version: V,
+    batch: EncodedBatch,
+    meta: { requestId: string; priority: 1 | 2 },
+  ): Promise<OutputTensor>;
+}

@@ -1,0 +1,140 @@
+import { performance } from 'node:perf_hooks';
+import {
+  TERMINAL_STATES,
+  chunkPayloadSchema,
+  type ChunkPayload,
+  type ItemResult,
+  type JobItem,
+  type JobRepository,
+} from '@mesh/jobs';
+import { isRetryableBackendError } from '@mesh/kserve';
+import type { Logger } from 'pino';
+import type { ChunkInference, PinnedModel } from './chunk-inference';
+import type { ChunkRunner } from './chunk.runner';
+import type { WorkerMetrics } from './worker.metrics';
+
+/** What the processor needs of a BullMQ job (kept small so the core does not depend on bullmq). */
+export interface ChunkJobHandle {
+  id?: string;
+  data: unknown;
+  attemptsMade: number;
+  opts: { attempts?: number };
+}
+
+export type ChunkOutcome = 'written' | 'skipped' | 'waiting' | 'failed_items';
+
+/** Thrown to tell the queue edge to park the chunk and try again later (waiting_for_version). */
+export class WaitForVersion extends Error {
+  constructor(readonly reason: string) {
+    super(reason);
+  }
+}
+
+/**
+ * One chunk of a job, start to end: skip it if the job has ended (cancelled), pause the job
+ * while its pinned version is unroutable (never switch versions), otherwise run the items and
+ * write the chunk's results idempotently. Transient backend errors are rethrown for BullMQ's
+ * retry with backoff until the last attempt, which writes item errors instead so the job can
+ * still finish; anything else becomes item errors at once.
+ */
+export class ChunkProcessor<V extends PinnedModel> {
+  constructor(
+    private readonly repository: JobRepository,
+    private readonly inference: ChunkInference<V>,
+    private readonly runner: ChunkRunner<V>,
+    private readonly metrics: WorkerMetrics,
+    private readonly logger: Logger,
+    private readonly inFlightBatches: number,
+  ) {}
+
+  async process(job: ChunkJobHandle): Promise<ChunkOutcome> {
+    const started = performance.now();
+    const outcome = await this.handle(job).catch((err: unknown) => {
+      const kind = err instanceof WaitForVersion ? 'waiting' : 'retried';
+      this.metrics.chunks.inc({ outcome: kind });
+      throw err;
+    });
+    this.metrics.chunks.inc({ outcome });
+    this.metrics.chunkSeconds.observe({ outcome }, (performance.now() - started) / 1000);
+    return outcome;
+  }
+
+  /** A chunk BullMQ gave up on (e.g. stalled too often) still gets a result per item. */
+  async failedForGood(data: unknown, err: Error): Promise<void> {
+    const payload = chunkPayloadSchema.safeParse(data);
+    if (!payload.success) return;
+    const { jobId, chunk } = payload.data;
+    if (await this.repository.readResults(jobId, chunk)) return;
+    const items = await this.repository.readItems(jobId, chunk);
+    if (!items) return;
+    await this.writeErrors(jobId, chunk, items, 'CHUNK_FAILED', err.message);
+  }
+
+  private async handle(job: ChunkJobHandle): Promise<ChunkOutcome> {
+    const payload: ChunkPayload = chunkPayloadSchema.parse(job.data);
+    const { jobId, chunk } = payload;
+    const record = await this.repository.get(jobId);
+    if (!record || TERMINAL_STATES.has(record.state)) return 'skipped';
+    const version = this.inference.servable(record.model, record.version);
+    const reason = this.inference.unroutableReason(record.model, record.version);
+    if (!version || reason !== undefined) {
+      const why = reason ?? `${record.model} v${record.version} is not servable by this worker`;
+      await this.repository.markWaiting(jobId, why);
+      throw new WaitForVersion(why);
+    }
+    await this.repository.markRunning(jobId, Date.now());
+    const items = await this.repository.readItems(jobId, chunk);
+    if (!items) return 'skipped';
+    let results: ItemResult[];
+    try {
+      results = await this.runner.run(version, items, {
+        inFlightBatches: this.inFlightBatches,
+        requestId: `${jobId}/${chunk}/${job.attemptsMade}`,
+      });
+    } catch (err: unknown) {
+      const message = err instanceof Error ? err.message : String(err);
+      const lastAttempt = job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
+      if (isRetryable(err) && !lastAttempt) throw err;
+      this.logger.warn(
+        { event: 'chunk-failed', jobId, chunk, err: message },
+        'chunk failed for good',
+      );
+      await this.writeErrors(jobId, chunk, items, codeOf(err), message);
+      return 'failed_items';
+    }
+    await this.repository.writeResults(jobId, chunk, items, results);
+    const reasons = results.flatMap((r) => (r.kind === 'error' ? [r.error.code] : []));
+    this.metrics.processed(results.length - reasons.length, reasons.length, reasons);
+    return 'written';
+  }
+
+  private async writeErrors(
+    jobId: string,
+    chunk: number,
+    items: readonly JobItem[],
+    code: string,
+    message: string,
+  ): Promise<void> {
+    const results = items.map((): ItemResult => ({ kind: 'error', error: { code, message } }));
+    await this.repository.writeResults(jobId, chunk, items, results);
+    this.metrics.processed(
+      0,
+      items.length,
+      results.map(() => code),
+    );
+  }
+}
+
+/** Transient backend conditions retry (UNAVAILABLE, DEADLINE_EXCEEDED, RESOURCE_EXHAUSTED, none routable). */
+export function isRetryable(err: unknown): boolean {
+  if (isRetryableBackendError(err)) return true;
+  const code = (err as { code?: unknown } | null)?.code;
+  return code === 'BACKEND_UNAVAILABLE' || code === 'VERSION_UNROUTABLE';
+}
+
+function codeOf(err: unknown): string {
+  const e = err as { code?: unknown; grpcCode?: unknown } | null;
+  if (e?.code === 'BACKEND_ERROR' && typeof e.grpcCode === 'number')
+    return `BACKEND_ERROR_${e.grpcCode}`;
+  return typeof e?.code === 'string' ? e.code : 'INTERNAL';
+}

@@ -1,0 +1,126 @@
+import { setImmediate as yieldToLoop } from 'node:timers/promises';
+import type { ItemResult, JobItem } from '@mesh/jobs';
+import type { EncodedBatch, Prediction, TextInput } from '@mesh/preprocessing';
+import type { ChunkInference, PinnedModel } from './chunk-inference';
+
+export interface ChunkRunOptions {
+  /** Batches sent before the first answer is back: keeps the backend busy while we tokenize. */
+  inFlightBatches: number;
+  requestId: string;
+}
+
+/**
+ * Runs one chunk on its pinned version: texts over the manifest's hardMaxChars become
+ * TEXT_TOO_LONG item errors, the rest is tokenized with the version's pipeline and inferred in
+ * max_batch_size batches at Triton priority 2, a few batches in flight. The event loop gets a
+ * turn between batches, so BullMQ's lock renewal is never starved by tokenization.
+ * Backend errors propagate (the processor decides between retry and item errors); input an
+ * encoder refuses becomes an error on that item only.
+ */
+export class ChunkRunner<V extends PinnedModel> {
+  constructor(private readonly inference: ChunkInference<V>) {}
+
+  async run(
+    version: V,
+    items: readonly JobItem[],
+    options: ChunkRunOptions,
+  ): Promise<ItemResult[]> {
+    const results: (ItemResult | undefined)[] = items.map((item) => tooLong(version, item));
+    const todo = items.flatMap((_, i) => (results[i] === undefined ? [i] : []));
+    const rows = version.maxBatchSize > 0 ? version.maxBatchSize : 1;
+    const pending = new Set<Promise<void>>();
+    for (let start = 0; start < todo.length; start += rows) {
+      const indexes = todo.slice(start, start + rows);
+      await yieldToLoop();
+      const encoded = this.encode(
+        version,
+        indexes.map((i) => input(items[i]!)),
+      );
+      encoded.errors.forEach((error, j) => {
+        if (error) results[indexes[j]!] = error;
+      });
+      if (!encoded.batch) continue;
+      const { batch, rowsOf } = encoded;
+      const task = this.inference
+        .infer(version, batch, { requestId: options.requestId, priority: 2 })
+        .then((output) => {
+          version.postprocess(output, batch).forEach((p, row) => {
+            results[indexes[rowsOf[row]!]!] = fromPrediction(p);
+          });
+        });
+      const tracked = task.finally(() => pending.delete(tracked));
+      pending.add(tracked);
+      if (pending.size >= options.inFlightBatches) await Promise.race(pending);
+    }
+    await Promise.all(pending);
+    return results.map((r) => r ?? internal());
+  }
+
+  /** Encodes a batch; if the encoder refuses it, finds the offending items one by one. */
+  private encode(
+    version: V,
+    inputs: TextInput[],
+  ): { batch?: EncodedBatch; rowsOf: number[]; errors: (ItemResult | undefined)[] } {
+    try {
+      return { batch: version.encode(inputs), rowsOf: inputs.map((_, i) => i), errors: [] };
+    } catch {
+      const errors: (ItemResult | undefined)[] = [];
+      const good: number[] = [];
+      inputs.forEach((inp, i) => {
+        try {
+          version.encode([inp]);
+          good.push(i);
+        } catch (err: unknown) {
+          errors[i] = itemError(err);
+        }
+      });
+      if (good.length === 0) return { rowsOf: [], errors };
+      return { batch: version.encode(good.map((i) => inputs[i]!)), rowsOf: good, errors };
+    }
+  }
+}
+
+function input(item: JobItem): TextInput {
+  return item.textPair === undefined
+    ? { text: item.text }
+    : { text: item.text, textPair: item.textPair };
+}
+
+function tooLong(version: PinnedModel, item: JobItem): ItemResult | undefined {
+  for (const [field, value] of [
+    ['text', item.text],
+    ['textPair', item.textPair],
+  ] as const) {
+    if (value !== undefined && value.length > version.hardMaxChars) {
+      return {
+        kind: 'error',
+        error: {
+          code: 'TEXT_TOO_LONG',
+          message: `${field} has ${value.length} characters; the limit of ${version.model} v${version.version} is ${version.hardMaxChars}`,
+        },
+      };
+    }
+  }
+  return undefined;
+}
+
+function fromPrediction(p: Prediction): ItemResult {
+  return p.kind === 'classification'
+    ? { kind: 'classification', label: p.label, score: p.score, scores: p.scores }
+    : { kind: 'embedding', embedding: p.embedding };
+}
+
+function itemError(err: unknown): ItemResult {
+  const code = (err as { code?: unknown }).code;
+  return {
+    kind: 'error',
+    error: {
+      code: typeof code === 'string' ? code : 'INVALID_INPUT',
+      message: err instanceof Error ? err.message : String(err),
+    },
+  };
+}
+
+function internal(): ItemResult {
+  return { kind: 'error', error: { code: 'INTERNAL', message: 'item produced no result' } };
+}

@@ -1,0 +1,34 @@
+import { jobPayloadSchema, type JobRepository } from '@mesh/jobs';
+import type { Logger } from 'pino';
+import type { WorkerMetrics } from './worker.metrics';
+
+/**
+ * The flow's parent: BullMQ runs it once every chunk has completed, so the job is complete
+ * (a job cancelled meanwhile keeps its state: finish only moves unfinished jobs).
+ */
+export class JobFinalizer {
+  constructor(
+    private readonly repository: JobRepository,
+    private readonly metrics: WorkerMetrics,
+    private readonly logger: Logger,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  async process(data: unknown): Promise<void> {
+    const { jobId } = jobPayloadSchema.parse(data);
+    const state = await this.repository.finish(jobId, 'completed', this.now());
+    if (state) this.metrics.jobsFinished.inc({ state });
+    const record = await this.repository.get(jobId);
+    this.logger.info(
+      {
+        event: 'job-finished',
+        jobId,
+        state,
+        total: record?.total,
+        succeeded: record?.succeeded,
+        failedItems: record?.failedItems,
+      },
+      'job finished',
+    );
+  }
+}

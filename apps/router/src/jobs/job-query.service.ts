@@ -1,0 +1,140 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import {
+  JobNotFoundError,
+  TERMINAL_STATES,
+  jobStatusView,
+  type ItemResult,
+  type JobRecord,
+  type JobRepository,
+  type JobStatusView,
+} from '@mesh/jobs';
+import type { Tenant } from '@mesh/routing';
+import type { ListJobsQuery } from './job.commands';
+
+/** Who asks: a tenant sees its own jobs only; the admin sees every tenant's. */
+export type JobViewer = { tenant: Tenant } | { admin: true };
+
+/**
+ * Reading and cancelling jobs: status, listings, results in input order and progress
+ * events. Another tenant's job id answers exactly like an unknown one (404).
+ */
+export class JobQueryService {
+  constructor(
+    private readonly repository: JobRepository,
+    private readonly pollMs: number,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  async status(viewer: JobViewer, jobId: string): Promise<JobStatusView> {
+    return jobStatusView(await this.find(viewer, jobId), this.now());
+  }
+
+  async list(viewer: JobViewer, query: ListJobsQuery): Promise<JobStatusView[]> {
+    const records = await this.repository.list({
+      ...('tenant' in viewer ? { tenant: viewer.tenant.name } : {}),
+      ...(query.state === undefined ? {} : { state: query.state }),
+      limit: query.limit,
+    });
+    const now = this.now();
+    return records.map((r) => ({ ...jobStatusView(r, now), tenant: r.tenant }));
+  }
+
+  /** Cancels an unfinished job (running chunks finish, the rest is dropped); idempotent. */
+  async cancel(viewer: JobViewer, jobId: string): Promise<JobStatusView> {
+    await this.find(viewer, jobId);
+    await this.repository.finish(jobId, 'cancelled', this.now(), 'cancelled by request');
+    return this.status(viewer, jobId);
+  }
+
+  /**
+   * Result lines from input index `from`, in input order. A chunk not written yet is waited
+   * for while the job runs; once the job has ended (cancelled), missing chunks are skipped.
+   */
+  async *results(
+    viewer: JobViewer,
+    jobId: string,
+    from: number,
+    signal: AbortSignal,
+  ): AsyncGenerator<JobResultLine[]> {
+    let job = await this.find(viewer, jobId);
+    const pin = { model: job.model, version: job.version, pipeline: job.pipeline };
+    for (let chunk = Math.floor(from / job.chunkSize); chunk < job.chunks; chunk++) {
+      let written = await this.repository.readResults(jobId, chunk);
+      while (!written && !TERMINAL_STATES.has(job.state)) {
+        await sleep(this.pollMs, undefined, { signal }).catch(() => undefined);
+        if (signal.aborted) return;
+        written = await this.repository.readResults(jobId, chunk);
+        job = (await this.repository.get(jobId)) ?? { ...job, state: 'failed' };
+      }
+      // A chunk can have been written just before the job ended.
+      written ??= await this.repository.readResults(jobId, chunk);
+      if (!written) continue;
+      const lines: JobResultLine[] = [];
+      written.results.forEach((result, i) => {
+        const index = chunk * job.chunkSize + i;
+        if (index < from) return;
+        const id = written.ids?.[i];
+        lines.push(resultLine(index, id ?? undefined, pin, result));
+      });
+      if (lines.length > 0) yield lines;
+      if (signal.aborted) return;
+    }
+  }
+
+  /** Status snapshots whenever progress or state changes, ending with the terminal one. */
+  async *events(
+    viewer: JobViewer,
+    jobId: string,
+    signal: AbortSignal,
+  ): AsyncGenerator<JobStatusView> {
+    await this.find(viewer, jobId);
+    let last = '';
+    for (;;) {
+      const record = await this.repository.get(jobId);
+      if (!record) return;
+      const view = jobStatusView(record, this.now());
+      const key = `${view.state}/${view.processed}/${view.reason ?? ''}`;
+      if (key !== last) {
+        last = key;
+        yield view;
+      }
+      if (TERMINAL_STATES.has(record.state)) return;
+      await sleep(this.pollMs, undefined, { signal }).catch(() => undefined);
+      if (signal.aborted) return;
+    }
+  }
+
+  private async find(viewer: JobViewer, jobId: string): Promise<JobRecord> {
+    const job = await this.repository.get(jobId);
+    if (!job || ('tenant' in viewer && job.tenant !== viewer.tenant.name)) {
+      throw new JobNotFoundError(jobId);
+    }
+    return job;
+  }
+}
+
+/** One line of a job's results: a prediction on the pinned version, or an item error. */
+export type JobResultLine = { index: number; id?: string | number } & (
+  | ({ model: string; version: number; pipeline: string } & (
+      | { label: string; score: number; scores: { label: string; score: number }[] }
+      | { embedding: number[] }
+    ))
+  | { error: { code: string; message: string } }
+);
+
+function resultLine(
+  index: number,
+  id: string | number | undefined,
+  pin: { model: string; version: number; pipeline: string },
+  r: ItemResult,
+): JobResultLine {
+  const head = id === undefined ? { index } : { index, id };
+  switch (r.kind) {
+    case 'classification':
+      return { ...head, ...pin, label: r.label, score: r.score, scores: r.scores };
+    case 'embedding':
+      return { ...head, ...pin, embedding: Array.from(r.embedding) };
+    case 'error':
+      return { ...head, error: r.error };
+  }
+}

@@ -1,0 +1,202 @@
+import { Metadata, type ServerUnaryCall } from '@grpc/grpc-js';
+import { Controller, UseFilters } from '@nestjs/common';
+import { GrpcMethod, GrpcStreamMethod } from '@nestjs/microservices';
+import {
+  JobInputError,
+  JobTooLargeError,
+  parseJobItem,
+  type JobItem,
+  type JobStatusView,
+} from '@mesh/jobs';
+import { from, type Observable } from 'rxjs';
+import { CallerService } from '../core/caller.service';
+import { RequestValidationError } from '../errors/router.errors';
+import { GrpcErrorFilter } from '../grpc/grpc-error.filter';
+import { callContext } from '../http/call-context';
+import { parseRequest } from '../http/request.schemas';
+import {
+  fromSchema,
+  idempotencyKeySchema,
+  listQuerySchema,
+  taskSchema,
+} from './job-request.schemas';
+import { JobQueryService, type JobResultLine } from './job-query.service';
+import { JobSubmissionService } from './job-submission.service';
+import { observableToIterable } from './observable-items';
+import { OpenStreamsRegistry } from './open-streams.registry';
+
+interface JobItemMsg {
+  id?: string;
+  text?: string;
+  textPair?: string | null;
+}
+
+interface SubmitJobRequestMsg {
+  task?: string;
+  stickyKey?: string;
+  idempotencyKey?: string;
+  items?: JobItemMsg[];
+}
+
+/**
+ * `mesh.v1.Jobs`: the job API over gRPC. SubmitJob is client-streaming; the task and keys are
+ * taken from the first message that sets them, and items are stored as they arrive.
+ */
+@Controller()
+@UseFilters(GrpcErrorFilter)
+export class JobsGrpcController {
+  constructor(
+    private readonly callers: CallerService,
+    private readonly submissions: JobSubmissionService,
+    private readonly query: JobQueryService,
+    private readonly streams: OpenStreamsRegistry,
+  ) {}
+
+  @GrpcStreamMethod('Jobs', 'SubmitJob')
+  async submit(
+    messages: Observable<SubmitJobRequestMsg>,
+    md: Metadata,
+    call: ServerUnaryCall<unknown, unknown>,
+  ): Promise<object> {
+    const tenant = this.callers.authenticate(contextOf(md, call));
+    const iterator = observableToIterable(messages)[Symbol.asyncIterator]();
+    // The header fields come with the first message; its items are the first items.
+    const first = await iterator.next();
+    const head: SubmitJobRequestMsg = first.done ? {} : first.value;
+    if (!head.task) {
+      await iterator.return?.();
+      throw new RequestValidationError([
+        { path: 'task', message: 'is required in the first message' },
+      ]);
+    }
+    const task = parseRequest(taskSchema, head.task);
+    const idempotencyKey = parseRequest(idempotencyKeySchema, head.idempotencyKey || undefined);
+    const r = await this.submissions.submit(tenant, {
+      task,
+      ...(head.stickyKey ? { stickyKey: head.stickyKey } : {}),
+      ...(idempotencyKey === undefined ? {} : { idempotencyKey }),
+      items: (maxItems) => itemsOf(head, iterator, maxItems),
+      discard: async () => {
+        await iterator.return?.();
+      },
+    });
+    return {
+      jobId: r.jobId,
+      model: r.model,
+      version: r.version,
+      pipeline: r.pipeline,
+      total: r.total,
+    };
+  }
+
+  @GrpcMethod('Jobs', 'GetJob')
+  async getJob(
+    req: { jobId?: string },
+    md: Metadata,
+    call: ServerUnaryCall<unknown, unknown>,
+  ): Promise<object> {
+    const tenant = this.callers.authenticate(contextOf(md, call));
+    return statusMsg(await this.query.status({ tenant }, req.jobId ?? ''));
+  }
+
+  @GrpcMethod('Jobs', 'CancelJob')
+  async cancelJob(
+    req: { jobId?: string },
+    md: Metadata,
+    call: ServerUnaryCall<unknown, unknown>,
+  ): Promise<object> {
+    const tenant = this.callers.authenticate(contextOf(md, call));
+    return statusMsg(await this.query.cancel({ tenant }, req.jobId ?? ''));
+  }
+
+  @GrpcMethod('Jobs', 'ListJobs')
+  async listJobs(
+    req: { state?: string; limit?: number },
+    md: Metadata,
+    call: ServerUnaryCall<unknown, unknown>,
+  ): Promise<object> {
+    const tenant = this.callers.authenticate(contextOf(md, call));
+    const q = parseRequest(listQuerySchema, {
+      ...(req.state ? { state: req.state } : {}),
+      ...(req.limit ? { limit: req.limit } : {}),
+    });
+    const jobs = await this.query.list({ tenant }, q);
+    return { jobs: jobs.map(statusMsg) };
+  }
+
+  @GrpcMethod('Jobs', 'GetJobResults')
+  async getJobResults(
+    req: { jobId?: string; fromIndex?: number },
+    md: Metadata,
+    call: ServerUnaryCall<unknown, unknown>,
+  ): Promise<Observable<object>> {
+    const tenant = this.callers.authenticate(contextOf(md, call));
+    const jobId = req.jobId ?? '';
+    const start = parseRequest(fromSchema, req.fromIndex ?? 0);
+    await this.query.status({ tenant }, jobId);
+    const open = this.streams.track();
+    call.once('cancelled', open.done);
+    const query = this.query;
+    async function* messages(): AsyncGenerator<object> {
+      try {
+        for await (const lines of query.results({ tenant }, jobId, start, open.signal)) {
+          for (const line of lines) yield resultMsg(line);
+        }
+      } finally {
+        open.done();
+      }
+    }
+    return from(messages());
+  }
+}
+
+async function* itemsOf(
+  head: SubmitJobRequestMsg,
+  rest: AsyncIterator<SubmitJobRequestMsg>,
+  maxItems: number,
+): AsyncGenerator<JobItem> {
+  let index = 0;
+  const take = function* (msg: SubmitJobRequestMsg): Generator<JobItem> {
+    for (const m of msg.items ?? []) {
+      if (index >= maxItems) throw new JobTooLargeError(maxItems, 'items');
+      const item = parseJobItem({
+        text: m.text ?? '',
+        ...(m.textPair === undefined || m.textPair === null ? {} : { textPair: m.textPair }),
+        ...(m.id ? { id: m.id } : {}),
+      });
+      if (typeof item === 'string')
+        throw new JobInputError(`items[${index}]: ${item}`, undefined, index);
+      index += 1;
+      yield item;
+    }
+  };
+  yield* take(head);
+  for (let next = await rest.next(); !next.done; next = await rest.next()) yield* take(next.value);
+}
+
+function contextOf(md: Metadata, call: ServerUnaryCall<unknown, unknown>) {
+  const ctx = callContext('grpc', (name) => {
+    const v = md.get(name)[0];
+    return typeof v === 'string' ? v : undefined;
+  });
+  const out = new Metadata();
+  out.set('x-request-id', ctx.requestId);
+  call.sendMetadata(out);
+  return ctx;
+}
+
+function statusMsg(v: JobStatusView): object {
+  return {
+    ...v,
+    reason: v.reason ?? '',
+    etaSeconds: v.etaSeconds ?? -1,
+    startedAt: v.startedAt ?? '',
+    finishedAt: v.finishedAt ?? '',
+  };
+}
+
+function resultMsg(line: JobResultLine): object {
+  const id = line.id === undefined ? '' : String(line.id);
+  if ('error' in line) return { index: line.index, id, error: line.error };
+  return { ...line, id };
+}

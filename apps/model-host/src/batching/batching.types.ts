@@ -30,6 +30,11 @@ export interface BatchingPolicy {
    * batch partners (config parameter `dispatch_when_idle`). False is Triton's rule.
    */
   dispatchWhenIdle: boolean;
+  /**
+   * Most padded elements per batch of a priority level below 1 (bulk); 0 = no extra limit.
+   * Bounds how long an online request can wait behind a running bulk batch.
+   */
+  lowPriorityMaxBatchTokens: number;
   /** Per priority level overrides. */
   priorityQueuePolicy: Map<number, QueuePolicy>;
 }

@@ -14,6 +14,7 @@ const policy = (over: Partial<BatchingPolicy> = {}): BatchingPolicy => ({
   maxPaddingRatio: 0,
   maxBatchTokens: 0,
   dispatchWhenIdle: false,
+  lowPriorityMaxBatchTokens: 0,
   priorityQueuePolicy: new Map(),
   ...over,
 });
@@ -198,6 +199,45 @@ describe('DynamicBatcher', () => {
     expect(h.payloads()[2]).toEqual(['long']);
     await h.finishNext();
     await Promise.all([blocker, ...rest]);
+  });
+
+  it('never puts priority-1 and priority-2 requests in one batch', async () => {
+    const h = harness(policy({ maxBatchSize: 8, priorityLevels: 2, defaultPriorityLevel: 1 }));
+    const blocker = h.batcher.submit('blocker', 1, 2, 0);
+    await flush();
+    const rest = [
+      h.batcher.submit('bulk1', 1, 2, 0),
+      h.batcher.submit('online1', 1, 1, 0),
+      h.batcher.submit('bulk2', 1, 2, 0),
+      h.batcher.submit('online2', 1, 1, 0),
+    ];
+    for (let i = 0; i < 3; i++) await h.finishNext();
+    expect(h.payloads()).toEqual([['blocker'], ['online1', 'online2'], ['bulk1', 'bulk2']]);
+    await Promise.all([blocker, ...rest]);
+  });
+
+  it('caps batches below the top priority at low_priority_max_batch_tokens padded elements', async () => {
+    const h = harness(
+      policy({
+        maxBatchSize: 64,
+        priorityLevels: 2,
+        defaultPriorityLevel: 1,
+        lowPriorityMaxBatchTokens: 400,
+      }),
+    );
+    const blocker = h.batcher.submit('blocker', 1, 1, 0, 100);
+    await flush();
+    const bulk = ['b1', 'b2', 'b3', 'b4', 'b5'].map((p) => h.batcher.submit(p, 1, 2, 0, 100));
+    const online = ['o1', 'o2', 'o3', 'o4', 'o5'].map((p) => h.batcher.submit(p, 1, 1, 0, 100));
+    for (let i = 0; i < 4; i++) await h.finishNext();
+    // Online rows batch under the general (unlimited) budget; bulk rows four at a time.
+    expect(h.payloads()).toEqual([
+      ['blocker'],
+      ['o1', 'o2', 'o3', 'o4', 'o5'],
+      ['b1', 'b2', 'b3', 'b4'],
+      ['b5'],
+    ]);
+    await Promise.all([blocker, ...bulk, ...online]);
   });
 
   it('sends a batch once max_batch_tokens padded elements are reached', async () => {

@@ -146,7 +146,12 @@ export class DynamicBatcher<T> {
     let longest = 0;
     let preferredAt = 0;
     let full = false;
+    // One priority level per batch: an online request never waits for bulk rows computed
+    // beside it, and bulk batches get their own (smaller) element budget.
+    const level = order[0]?.level ?? 0;
+    const budget = this.budgetOf(level);
     for (const item of order) {
+      if (item.level !== level) break;
       if (chosen.length > 0 && rows + item.rows > p.maxBatchSize) {
         full = true;
         break;
@@ -158,7 +163,7 @@ export class DynamicBatcher<T> {
         continue;
       }
       // Over the element budget the batch cannot grow much more: send it once formed.
-      if (chosen.length > 0 && p.maxBatchTokens > 0 && padded > p.maxBatchTokens) {
+      if (chosen.length > 0 && budget > 0 && padded > budget) {
         full = true;
         continue;
       }
@@ -180,6 +185,18 @@ export class DynamicBatcher<T> {
     const waitedUs = Number(this.clock.nowNs() - oldest.enqueuedNs) / 1000;
     if (waitedUs >= p.maxQueueDelayUs) return { kind: 'send', items: chosen };
     return { kind: 'wait', us: p.maxQueueDelayUs - waitedUs };
+  }
+
+  /**
+   * Padded elements a batch of this level may reach. Below the top priority (bulk jobs, large
+   * synchronous batches) the tighter `lowPriorityMaxBatchTokens` applies: a running batch cannot
+   * be interrupted, so its size bounds how long an online request can wait behind it.
+   */
+  private budgetOf(level: number): number {
+    const p = this.policy;
+    const low = p.priorityLevels > 1 && level > 1 ? p.lowPriorityMaxBatchTokens : 0;
+    if (low > 0 && p.maxBatchTokens > 0) return Math.min(low, p.maxBatchTokens);
+    return low > 0 ? low : p.maxBatchTokens;
   }
 
   /** Queued requests, highest priority (lowest number) first, FIFO within a level. */

@@ -15,6 +15,7 @@ const batching: BatchingPolicy = {
   maxPaddingRatio: 1.5,
   maxBatchTokens: 0,
   dispatchWhenIdle: false,
+  lowPriorityMaxBatchTokens: 0,
   priorityQueuePolicy: new Map(),
 };
 const spec: ModelVersionSpec = {

@@ -24,12 +24,18 @@ function paddingRatio(config: ModelConfig): number {
   return n;
 }
 
-function batchTokens(config: ModelConfig): number {
-  const raw = config.parameters.max_batch_tokens?.stringValue;
-  if (raw === undefined) return 0;
+/**
+ * Default padded-element budget of a batch below the top priority (config parameter
+ * `low_priority_max_batch_tokens`): 64 rows of 32 tokens, or 16 rows at maxLength 128.
+ */
+export const DEFAULT_LOW_PRIORITY_MAX_BATCH_TOKENS = 2048;
+
+function batchTokens(config: ModelConfig, name: string, fallback: number): number {
+  const raw = config.parameters[name]?.stringValue;
+  if (raw === undefined) return fallback;
   const n = Number(raw);
   if (!Number.isSafeInteger(n) || n < 0) {
-    throw new Error(`parameter 'max_batch_tokens' must be an integer >= 0 (got "${raw}")`);
+    throw new Error(`parameter '${name}' must be an integer >= 0 (got "${raw}")`);
   }
   return n;
 }
@@ -59,7 +65,12 @@ export function batchingPolicyOf(config: ModelConfig): BatchingPolicy {
     defaultPriorityLevel: db?.defaultPriorityLevel ?? 0,
     defaultQueuePolicy: queuePolicy(db?.defaultQueuePolicy),
     maxPaddingRatio: paddingRatio(config),
-    maxBatchTokens: batchTokens(config),
+    maxBatchTokens: batchTokens(config, 'max_batch_tokens', 0),
+    lowPriorityMaxBatchTokens: batchTokens(
+      config,
+      'low_priority_max_batch_tokens',
+      DEFAULT_LOW_PRIORITY_MAX_BATCH_TOKENS,
+    ),
     dispatchWhenIdle: dispatchWhenIdle(config),
     priorityQueuePolicy: perLevel,
   };

@@ -1,4 +1,4 @@
-/* eslint-disable @typescript-eslint/no-explicit-any -- wire JSON and grpc-js dynamic clients are untyped by nature */
+/* eslint-disable @typescript-eslint/no-explicit-any, @typescript-eslint/no-unsafe-return -- wire JSON and grpc-js dynamic clients are untyped by nature */
 import * as grpc from '@grpc/grpc-js';
 import * as protoLoader from '@grpc/proto-loader';
 import { join } from 'node:path';

@@ -26,7 +26,7 @@ export async function startApp(
   if (!existsSync(main)) throw new Error(`${main} is missing: run \`npm run build\` first`);
   const proc: ChildProcess = spawn(process.execPath, [main, ...args], {
     cwd: distRoot,
-    env: { ...process.env, LOG_LEVEL: 'warn', ...env },
+    env: { ...process.env, LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const urls: Record<string, string> = {};
@@ -84,7 +84,11 @@ export function hostPort(url: string): string {
   return url.replace(/^[a-z]+:\/\//, '').replace(/\/$/, '');
 }
 
-export async function post(url: string, key: string, body: unknown): Promise<{ status: number; json: unknown }> {
+export async function post(
+  url: string,
+  key: string,
+  body: unknown,
+): Promise<{ status: number; json: unknown }> {
   const res = await fetch(url, {
     method: 'POST',
     headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` },

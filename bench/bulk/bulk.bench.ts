@@ -30,7 +30,7 @@ async function main(): Promise<void> {
     const label = arg(argv, '--label') ?? 'current';
     const result = await runContention({
       distRoot,
-      models,
+      models: arg(argv, '--contention-models') ?? models,
       prefix: `bench-bulk-${process.pid}`,
       task: 'intent',
       texts,
@@ -39,7 +39,10 @@ async function main(): Promise<void> {
     });
     mkdirSync(out, { recursive: true });
     const file = join(out, `bulk-contention-${label}.json`);
-    writeFileSync(file, `${JSON.stringify({ label, at: new Date().toISOString(), ...result }, null, 2)}\n`);
+    writeFileSync(
+      file,
+      `${JSON.stringify({ label, at: new Date().toISOString(), ...result }, null, 2)}\n`,
+    );
     log(`wrote ${file}`);
     return;
   }

@@ -11,7 +11,7 @@ export interface ContentionResult {
   task: string;
   idle: ProbeResult;
   underBatches: ProbeResult;
-  batchCalls: { completed: number; errors: number; meanMs: number };
+  batchCalls: { completed: number; errors: number; meanMs: number; firstError?: string };
 }
 
 /** A tenant for the online probe whose rate limits never interfere with the measurement. */
@@ -27,7 +27,8 @@ export async function addOnlineTenant(routerUrl: string): Promise<void> {
       maxInFlight: 512,
     }),
   });
-  if (res.status !== 200) throw new Error(`adding the bench tenant: HTTP ${res.status} ${await res.text()}`);
+  if (res.status !== 200)
+    throw new Error(`adding the bench tenant: HTTP ${res.status} ${await res.text()}`);
   // The same version acme's intent route uses, so both tenants share one model version.
   const route = await fetch(`${routerUrl}/v1/admin/routes`, {
     method: 'PUT',
@@ -67,6 +68,7 @@ export async function runContention(opts: {
       },
       ['http', 'grpc'],
       opts.distRoot,
+      ['--model-control-mode=explicit', '--load-model=intent-zh'],
     );
     procs.push(host);
     const router = await startApp(
@@ -93,17 +95,28 @@ export async function runContention(opts: {
     const idle = await probeOnline(url, ONLINE_KEY, opts.task, opts.texts, 1, opts.seconds);
     opts.log(`contention: idle p50 ${idle.p50} ms p99 ${idle.p99} ms`);
     let stop = false;
-    const calls = { completed: 0, errors: 0, totalMs: 0 };
+    const calls = {
+      completed: 0,
+      errors: 0,
+      totalMs: 0,
+      firstError: undefined as string | undefined,
+    };
     const batch = opts.texts.slice(0, 256);
     while (batch.length < 256) batch.push(...opts.texts.slice(0, 256 - batch.length));
     const loops = Array.from({ length: 6 }, async () => {
       while (!stop) {
         const t0 = performance.now();
-        const r = await post(`${url}/v1/predict:batch`, BULK_KEY, { task: opts.task, texts: batch });
+        const r = await post(`${url}/v1/predict:batch`, BULK_KEY, {
+          task: opts.task,
+          texts: batch,
+        });
         if (r.status === 200) {
           calls.completed += 1;
           calls.totalMs += performance.now() - t0;
-        } else calls.errors += 1;
+        } else {
+          calls.errors += 1;
+          calls.firstError ??= `HTTP ${r.status} ${JSON.stringify(r.json).slice(0, 300)}`;
+        }
       }
     });
     await new Promise((r) => setTimeout(r, 1000));
@@ -120,6 +133,7 @@ export async function runContention(opts: {
         completed: calls.completed,
         errors: calls.errors,
         meanMs: Math.round(calls.totalMs / Math.max(1, calls.completed)),
+        ...(calls.firstError ? { firstError: calls.firstError } : {}),
       },
     };
   } finally {

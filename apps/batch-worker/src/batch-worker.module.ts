@@ -79,6 +79,7 @@ export class BatchWorkerModule implements OnApplicationShutdown {
             );
             return new BulkQueueWorkers(
               config,
+              inference,
               processor,
               new JobFinalizer(repository, metrics, logger),
               logger,

@@ -18,6 +18,9 @@ export interface PinnedModel {
  * version catalog and backend discovery, so routability is decided here, not by asking a router.
  */
 export interface ChunkInference<V extends PinnedModel = PinnedModel> {
+  /** First backend discovery; chunks are taken only after it. */
+  start(): Promise<void>;
+  close(): Promise<void>;
   servable(model: string, version: number): V | undefined;
   /** Why (model, version) cannot take traffic from this worker now, or undefined. */
   unroutableReason(model: string, version: number): string | undefined;

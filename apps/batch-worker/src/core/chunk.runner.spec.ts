@@ -40,6 +40,12 @@ class LengthModel implements PinnedModel {
 
 class EchoInference implements ChunkInference<LengthModel> {
   calls: { rows: number; priority: number }[] = [];
+  start(): Promise<void> {
+    return Promise.resolve();
+  }
+  close(): Promise<void> {
+    return Promise.resolve();
+  }
   servable(): LengthModel | undefined {
     return undefined;
   }

@@ -5,7 +5,7 @@ import { DelayedError, UnrecoverableError, Worker, type Job } from 'bullmq';
 import type Redis from 'ioredis';
 import type { Logger } from 'pino';
 import type { BatchWorkerConfig } from '../batch-worker.config';
-import type { PinnedModel } from '../core/chunk-inference';
+import type { ChunkInference, PinnedModel } from '../core/chunk-inference';
 import { WaitForVersion, type ChunkProcessor } from '../core/chunk.processor';
 import type { JobFinalizer } from '../core/job-finalizer';
 import { ZodError } from 'zod';
@@ -22,12 +22,14 @@ export class BulkQueueWorkers implements OnApplicationBootstrap, BeforeApplicati
 
   constructor(
     private readonly config: BatchWorkerConfig,
+    private readonly inference: ChunkInference<PinnedModel>,
     private readonly chunks: ChunkProcessor<PinnedModel>,
     private readonly finalizer: JobFinalizer,
     private readonly logger: Logger,
   ) {}
 
-  onApplicationBootstrap(): void {
+  async onApplicationBootstrap(): Promise<void> {
+    await this.inference.start();
     const prefix = bullPrefix(this.config.REDIS_KEY_PREFIX);
     const common = {
       prefix,
@@ -65,6 +67,7 @@ export class BulkQueueWorkers implements OnApplicationBootstrap, BeforeApplicati
   /** Before any Redis client closes: the workers finish the chunks they hold, then stop. */
   async beforeApplicationShutdown(): Promise<void> {
     await Promise.all([this.chunkWorker?.close(), this.jobWorker?.close()]);
+    await this.inference.close();
     await Promise.all(this.connections.map((c) => c.quit().catch(() => c.disconnect())));
   }
 

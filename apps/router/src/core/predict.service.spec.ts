@@ -255,4 +255,11 @@ describe('PredictService', () => {
     const agree = await registry.getSingleMetricAsString('mesh_router_shadow_agreement_total');
     expect(agree).toContain('agree="true"} 1');
   });
+
+  it('sends a multi-text batch at priority 2 and a single predict at priority 1', async () => {
+    const { service, priorities } = setup();
+    await service.predictBatch(ctx, tenant, { task: 't', texts: ['a', 'bb'] });
+    await service.predict(ctx, tenant, { task: 't', text: 'c' });
+    expect(priorities).toEqual(['1@2', '1@1']);
+  });
 });

@@ -158,6 +158,8 @@ export class PredictService {
   /**
    * One inference call per chunk of at most the model's max_batch_size rows (each chunk padded
    * on its own), sent concurrently so the backend's batcher can interleave them; answers in order.
+   * Several texts go at Triton priority 2 (bulk class): a single online predict, at 1, is then
+   * never queued behind them, and the host keeps the two apart in its batches.
    */
   private async infer(
     ctx: CallContext,
@@ -165,9 +167,12 @@ export class PredictService {
     inputs: TextInput[],
   ): Promise<Prediction[]> {
     const rows = version.maxBatchSize > 0 ? version.maxBatchSize : 1;
+    const priority = inputs.length > 1 ? 2 : 1;
     const chunks: TextInput[][] = [];
     for (let i = 0; i < inputs.length; i += rows) chunks.push(inputs.slice(i, i + rows));
-    const answers = await Promise.all(chunks.map((chunk) => this.inferChunk(ctx, version, chunk)));
+    const answers = await Promise.all(
+      chunks.map((chunk) => this.inferChunk(ctx, version, chunk, priority)),
+    );
     return answers.flat();
   }
 
@@ -175,6 +180,7 @@ export class PredictService {
     ctx: CallContext,
     version: ServableVersion,
     inputs: TextInput[],
+    priority: 1 | 2,
   ): Promise<Prediction[]> {
     let t = performance.now();
     const batch: EncodedBatch = version.encode(inputs);
@@ -182,7 +188,7 @@ export class PredictService {
     const output = await this.inference.infer(version, batch, {
       requestId: ctx.requestId,
       traceparent: ctx.traceparent,
-      priority: 1,
+      priority,
     });
     t = this.lap('infer', version, t);
     const predictions = version.postprocess(output, batch);

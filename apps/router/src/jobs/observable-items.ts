@@ -9,7 +9,7 @@ export function observableToIterable<T>(source: Observable<T>): AsyncIterable<T>
     [Symbol.asyncIterator](): AsyncIterator<T> {
       const queue: T[] = [];
       let done = false;
-      let failure: unknown;
+      let failure: Error | undefined;
       let wake: (() => void) | undefined;
       const subscription = source.subscribe({
         next: (v) => {
@@ -17,7 +17,7 @@ export function observableToIterable<T>(source: Observable<T>): AsyncIterable<T>
           wake?.();
         },
         error: (err: unknown) => {
-          failure = err ?? new Error('stream failed');
+          failure = err instanceof Error ? err : new Error(String(err));
           wake?.();
         },
         complete: () => {

@@ -1,0 +1,41 @@
+import type { KServeBackends, ServableVersion, VersionCatalog } from '@mesh/inference';
+import type { EncodedBatch, OutputTensor } from '@mesh/preprocessing';
+import type { ChunkInference } from './chunk-inference';
+
+/**
+ * The router's inference path (@mesh/inference) seen from the worker: the worker loads its own
+ * version catalog and runs its own backend discovery and model-sha checks, so whether a
+ * pinned version is routable is decided here, and tokenization and inference are the router's.
+ */
+export class WorkerInference implements ChunkInference<ServableVersion> {
+  constructor(
+    private readonly catalog: VersionCatalog,
+    private readonly backends: KServeBackends,
+  ) {}
+
+  async start(): Promise<void> {
+    await this.backends.start(this.catalog.all());
+  }
+
+  async close(): Promise<void> {
+    await this.backends.close();
+  }
+
+  servable(model: string, version: number): ServableVersion | undefined {
+    return this.catalog.servable(model, version);
+  }
+
+  unroutableReason(model: string, version: number): string | undefined {
+    const servable = this.catalog.servable(model, version);
+    if (!servable) return this.catalog.problem(model, version);
+    return this.backends.unroutableReason(servable);
+  }
+
+  infer(
+    version: ServableVersion,
+    batch: EncodedBatch,
+    meta: { requestId: string; priority: 1 | 2 },
+  ): Promise<OutputTensor> {
+    return this.backends.infer(version, batch, { ...meta, traceparent: undefined });
+  }
+}

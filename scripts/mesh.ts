@@ -6,20 +6,23 @@
  *   npm run mesh -- rollout …     the coordinator's rollout API (see rollout-cli/)
  * Uses REDIS_URL, REDIS_KEY_PREFIX and MESH_CONFIG like the apps.
  *   npm run mesh -- model add|check ...   bring your own model (scripts/model-cli, no Redis)
+ *   npm run mesh -- job ...        bulk jobs through the router API (scripts/job-cli.ts)
  */
 import { createRedisClient, keyPrefix, loadConfig, redisUrl } from '@mesh/config';
 import { RoutingTableRepository, seedFromMeshConfig } from '@mesh/routing';
 import { z } from 'zod';
+import { runJobCommand } from './job-cli';
 import { runModelCommand } from './model-cli/model-cli.command';
 import { rolloutCommand } from './rollout-cli/rollout-cli.command';
 
 const USAGE =
-  'usage: npm run mesh -- reseed | show | audit [n] | model add|check ... | rollout ...';
+  'usage: npm run mesh -- reseed | show | audit [n] | model add|check ... | rollout ... | job ...';
 
 async function main(): Promise<number> {
   const [command, arg] = process.argv.slice(2);
   if (command === 'model') return runModelCommand(process.argv.slice(3));
   if (command === 'rollout') return rolloutCommand(process.argv.slice(3));
+  if (command === 'job') return runJobCommand(process.argv.slice(3));
   const config = loadConfig('mesh', {
     REDIS_URL: redisUrl,
     REDIS_KEY_PREFIX: keyPrefix,

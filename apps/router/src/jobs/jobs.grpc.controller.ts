@@ -1,6 +1,12 @@
-import { Metadata, type ServerUnaryCall } from '@grpc/grpc-js';
-import { Controller, UseFilters } from '@nestjs/common';
-import { GrpcMethod, GrpcStreamMethod } from '@nestjs/microservices';
+import {
+  Metadata,
+  type sendUnaryData,
+  type ServerReadableStream,
+  type ServerUnaryCall,
+  type ServiceError,
+} from '@grpc/grpc-js';
+import { Controller, Inject, UseFilters } from '@nestjs/common';
+import { GrpcMethod, GrpcStreamCall } from '@nestjs/microservices';
 import {
   JobInputError,
   JobTooLargeError,
@@ -11,7 +17,9 @@ import {
 import { from, type Observable } from 'rxjs';
 import { CallerService } from '../core/caller.service';
 import { RequestValidationError } from '../errors/router.errors';
-import { GrpcErrorFilter } from '../grpc/grpc-error.filter';
+import { GrpcErrorFilter, toGrpcError } from '../grpc/grpc-error.filter';
+import { LOGGER } from '../router.tokens';
+import type { Logger } from 'pino';
 import { callContext } from '../http/call-context';
 import { parseRequest } from '../http/request.schemas';
 import {
@@ -22,7 +30,6 @@ import {
 } from './job-request.schemas';
 import { JobQueryService, type JobResultLine } from './job-query.service';
 import { JobSubmissionService } from './job-submission.service';
-import { observableToIterable } from './observable-items';
 import { OpenStreamsRegistry } from './open-streams.registry';
 
 interface JobItemMsg {
@@ -50,21 +57,40 @@ export class JobsGrpcController {
     private readonly submissions: JobSubmissionService,
     private readonly query: JobQueryService,
     private readonly streams: OpenStreamsRegistry,
+    @Inject(LOGGER) private readonly logger: Logger,
   ) {}
 
-  @GrpcStreamMethod('Jobs', 'SubmitJob')
+  /**
+   * Client-streaming: the raw call is read as an async iterable (backpressure included);
+   * the answer and any error go through the callback, errors mapped like every other call.
+   */
+  @GrpcStreamCall('Jobs', 'SubmitJob')
   async submit(
-    messages: Observable<SubmitJobRequestMsg>,
-    md: Metadata,
-    call: ServerUnaryCall<unknown, unknown>,
+    call: ServerReadableStream<SubmitJobRequestMsg, object>,
+    callback: sendUnaryData<object>,
+  ): Promise<void> {
+    try {
+      callback(null, await this.submitFrom(call));
+    } catch (err: unknown) {
+      callback(toGrpcError(err, this.logger));
+    }
+  }
+
+  private async submitFrom(
+    call: ServerReadableStream<SubmitJobRequestMsg, object>,
   ): Promise<object> {
-    const tenant = this.callers.authenticate(contextOf(md, call));
-    const iterator = observableToIterable(messages)[Symbol.asyncIterator]();
+    const tenant = this.callers.authenticate(contextOf(call.metadata, call));
+    const iterator = (call as AsyncIterable<SubmitJobRequestMsg>)[Symbol.asyncIterator]();
     // The header fields come with the first message; its items are the first items.
     const first = await iterator.next();
     const head: SubmitJobRequestMsg = first.done ? {} : first.value;
+    const discard = async () => {
+      for (let n = await iterator.next(); !n.done; n = await iterator.next()) {
+        // dropped: the upload was refused or names an existing job
+      }
+    };
     if (!head.task) {
-      await iterator.return?.();
+      await discard();
       throw new RequestValidationError([
         { path: 'task', message: 'is required in the first message' },
       ]);
@@ -76,9 +102,7 @@ export class JobsGrpcController {
       ...(head.stickyKey ? { stickyKey: head.stickyKey } : {}),
       ...(idempotencyKey === undefined ? {} : { idempotencyKey }),
       items: (maxItems) => itemsOf(head, iterator, maxItems),
-      discard: async () => {
-        await iterator.return?.();
-      },
+      discard,
     });
     return {
       jobId: r.jobId,
@@ -174,7 +198,7 @@ async function* itemsOf(
   for (let next = await rest.next(); !next.done; next = await rest.next()) yield* take(next.value);
 }
 
-function contextOf(md: Metadata, call: ServerUnaryCall<unknown, unknown>) {
+function contextOf(md: Metadata, call: { sendMetadata(md: Metadata): void }) {
   const ctx = callContext('grpc', (name) => {
     const v = md.get(name)[0];
     return typeof v === 'string' ? v : undefined;

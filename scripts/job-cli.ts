@@ -76,7 +76,7 @@ export async function runJobCommand(args: string[]): Promise<number> {
       );
       if (res.body) {
         for await (const chunk of Readable.fromWeb(
-          res.body as import('node:stream/web').ReadableStream,
+          res.body,
         )) {
           if (!process.stdout.write(chunk as Buffer)) {
             await new Promise((r) => process.stdout.once('drain', r));
@@ -124,9 +124,9 @@ async function submit(client: RouterClient, args: string[]): Promise<number> {
       'content-type': 'application/x-ndjson',
       ...(idem ? { 'idempotency-key': idem } : {}),
     },
-    body: Readable.toWeb(createReadStream(file)) as unknown as RequestInit['body'],
+    body: Readable.toWeb(createReadStream(file)),
     duplex: 'half',
-  } as RequestInit);
+  });
   console.log(JSON.stringify(accepted));
   if (args.includes('--no-wait')) return 0;
   const final = await follow(client, accepted.jobId, accepted.total);

@@ -140,7 +140,7 @@ async function main() {
     'model mesh is up:',
     `  router        ${u('router', 'http')} (OpenAPI at /docs), gRPC ${u('router', 'grpc')}`,
     `  model-host    ${u('model-host', 'http')} (KServe v2), gRPC ${u('model-host', 'grpc')}, metrics ${u('model-host', 'metrics')}/metrics`,
-    `  batch-worker  ${u('batch-worker', 'http')}`,
+    `  batch-worker  ${u('batch-worker', 'http')} (bulk jobs: docs/jobs.md)`,
     `  coordinator   ${u('coordinator', 'http')}`,
     `  redis         ${redisUrl}`,
     `  admin key     ${adminKey}`,

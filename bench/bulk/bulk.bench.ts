@@ -1,5 +1,8 @@
 /**
- * `npm run bench:bulk [-- --quick]`: bulk jobs (docs/benchmarks/bulk.{json,md}).
+ * `npm run bench:bulk [-- --quick]`: bulk jobs (docs/benchmarks/bulk.{json,md}): raw-ORT
+ * ceiling, one job of 200k short items (20k with --quick) with 1 and 2 workers (items/s, ratio
+ * to the ceiling, time to first result, Redis peak per 100k items), single-predict latency at
+ * c=4 with and without the job, and the six-large-batches contention case.
  *   --contention-only --dist-root <checkout> --label <name>   only the online-vs-large-batch
  *     case, against another checkout's build (e.g. the state before a change).
  * Requires `npm run build` and `npm run models -- --size small --out .bench-models`.
@@ -8,7 +11,11 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { buildCorpus } from '../router/bench-corpus';
 import { ROOT } from './bench-mesh';
+import { cpus, loadavg } from 'node:os';
 import { runContention } from './contention.arm';
+import { rawCeiling } from './raw-ceiling';
+import { renderBulk } from './bulk-report';
+import { runThroughput } from './throughput.arm';
 
 function arg(argv: string[], flag: string): string | undefined {
   const i = argv.indexOf(flag);
@@ -46,7 +53,57 @@ async function main(): Promise<void> {
     log(`wrote ${file}`);
     return;
   }
-  throw new Error('only --contention-only is implemented in this build');
+  const items = Number(arg(argv, '--items') ?? (quick ? 20_000 : 200_000));
+  const prefix = `bench-bulk-${process.pid}`;
+  log(`raw ORT ceiling on intent-zh v2 (${models})`);
+  const ceiling = await rawCeiling(models, 'intent-zh', 2, texts, quick ? 3 : 8);
+  log(`ceiling ${ceiling.bestItemsPerSecond} items/s`);
+  const runs = [];
+  for (const workers of [1, 2]) {
+    log(`bulk job: ${items} items, ${workers} worker(s)`);
+    runs.push(
+      await runThroughput({
+        models,
+        prefix: `${prefix}-w${workers}`,
+        workers,
+        texts,
+        items,
+        probeSeconds: workers === 1 ? (quick ? 5 : 15) : 0,
+        log,
+      }),
+    );
+  }
+  const contention = await runContention({
+    distRoot: ROOT,
+    models: arg(argv, '--contention-models') ?? join(ROOT, 'model_repository'),
+    prefix: `${prefix}-c`,
+    task: 'intent',
+    texts,
+    seconds: quick ? 5 : 15,
+    log,
+  });
+  const report = {
+    at: new Date().toISOString(),
+    quick,
+    machine: {
+      cores: cpus().length,
+      cpu: cpus()[0]?.model ?? 'unknown',
+      loadavg: loadavg(),
+      node: process.version,
+    },
+    model: 'intent-zh v2 (small, bert-wordpiece@2, dynamic padding), short texts',
+    ceiling,
+    runs: runs.map((r) => ({
+      ...r,
+      ratioToRawOrt: Math.round((r.itemsPerSecond / ceiling.bestItemsPerSecond) * 100) / 100,
+    })),
+    contention,
+  };
+  mkdirSync(out, { recursive: true });
+  const name = quick ? 'bulk-quick' : 'bulk';
+  writeFileSync(join(out, `${name}.json`), `${JSON.stringify(report, null, 2)}\n`);
+  writeFileSync(join(out, `${name}.md`), renderBulk(report));
+  log(`wrote ${join(out, name)}.{json,md}`);
 }
 
 main().catch((err: unknown) => {

@@ -13,6 +13,9 @@ export const taskSchema = z
   .string({ required_error: 'is required', invalid_type_error: 'must be a string' })
   .regex(TASK, 'must be 1-64 characters of [A-Za-z0-9._-]');
 
+/** `?task=` of an NDJSON upload (errors name the `task` field). */
+export const taskQuerySchema = z.object({ task: taskSchema });
+
 /** `POST /v1/jobs` with a JSON body; items are checked one by one (see jsonItems). */
 export const submitJsonSchema = z
   .object({

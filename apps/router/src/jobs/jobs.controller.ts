@@ -1,4 +1,5 @@
 import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 import {
   Body,
   Controller,
@@ -29,7 +30,7 @@ import {
   jsonItems,
   listQuerySchema,
   submitJsonSchema,
-  taskSchema,
+  taskQuerySchema,
 } from './job-request.schemas';
 import { JobQueryService, type JobResultLine, type JobViewer } from './job-query.service';
 import { JobSubmissionService } from './job-submission.service';
@@ -77,13 +78,13 @@ export class JobsController {
     let cmd: SubmitJobCommand;
     if (isNdjson(req)) {
       const stream = body as Readable;
-      if (taskParam === undefined) {
+      if (!taskParam) {
         stream.resume();
         throw new RequestValidationError([{ path: 'task', message: 'is required (?task=)' }]);
       }
       cmd = {
         ...common,
-        task: parseRequest(taskSchema, taskParam),
+        task: parseRequest(taskQuerySchema, { task: taskParam }).task,
         items: (maxItems) => parseNdjsonItems(stream, { ...this.limits, maxItems }),
         discard: () => drain(stream),
       };
@@ -134,7 +135,7 @@ export class JobsController {
     const open = this.streams.track();
     req.raw.once('close', open.done);
     const chunks = this.query.results(viewer, id, start, open.signal);
-    void reply.type(NDJSON).send(Readable.from(finishing(ndjson(chunks), open.done)));
+    streamRaw(req, reply, { 'content-type': NDJSON }, finishing(ndjson(chunks), open.done));
   }
 
   @Get('jobs/:id/events')
@@ -148,10 +149,12 @@ export class JobsController {
     const open = this.streams.track();
     req.raw.once('close', open.done);
     const events = this.query.events(viewer, id, open.signal);
-    void reply
-      .header('cache-control', 'no-cache')
-      .type('text/event-stream')
-      .send(Readable.from(finishing(sse(events), open.done)));
+    streamRaw(
+      req,
+      reply,
+      { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' },
+      finishing(sse(events), open.done),
+    );
   }
 
   @Get('admin/jobs')
@@ -189,6 +192,26 @@ export class JobsController {
     const query = parseRequest(listQuerySchema, q);
     return { jobs: await this.query.list(viewer, query) };
   }
+}
+
+/**
+ * Sends a long-lived stream on the raw response with its headers flushed at once, so a client
+ * sees 200 before the first result exists (a job that has not started yet).
+ */
+function streamRaw(
+  req: FastifyRequest,
+  reply: FastifyReply,
+  headers: Record<string, string>,
+  source: AsyncIterable<string>,
+): void {
+  reply.hijack();
+  const requestId = req.headers['x-request-id'];
+  reply.raw.writeHead(200, {
+    ...headers,
+    ...(typeof requestId === 'string' ? { 'x-request-id': requestId } : {}),
+  });
+  reply.raw.flushHeaders();
+  pipeline(Readable.from(source), reply.raw).catch(() => undefined);
 }
 
 function isNdjson(req: FastifyRequest): boolean {

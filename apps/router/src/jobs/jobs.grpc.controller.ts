@@ -3,7 +3,6 @@ import {
   type sendUnaryData,
   type ServerReadableStream,
   type ServerUnaryCall,
-  type ServiceError,
 } from '@grpc/grpc-js';
 import { Controller, Inject, UseFilters } from '@nestjs/common';
 import { GrpcMethod, GrpcStreamCall } from '@nestjs/microservices';

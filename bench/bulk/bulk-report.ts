@@ -1,0 +1,74 @@
+/* Markdown rendering of a bench:bulk report. */
+interface Probe {
+  p50: number;
+  p90: number;
+  p99: number;
+  n: number;
+  errors: number;
+}
+
+export interface BulkReport {
+  at: string;
+  quick: boolean;
+  machine: { cores: number; cpu: string; loadavg: number[]; node: string };
+  model: string;
+  ceiling: { bestItemsPerSecond: number; byBatchSize: Record<string, number>; threads: string };
+  runs: {
+    workers: number;
+    items: number;
+    seconds: number;
+    itemsPerSecond: number;
+    ratioToRawOrt: number;
+    timeToFirstResultMs: number;
+    redisPeakBytesPer100k: number;
+    online?: { idle: Probe; withBulk: Probe };
+  }[];
+  contention: {
+    idle: Probe;
+    underBatches: Probe;
+    batchCalls: { completed: number; errors: number };
+  };
+}
+
+const probe = (p: Probe) => `${p.p50} / ${p.p90} / ${p.p99} ms (n=${p.n}, errors ${p.errors})`;
+
+export function renderBulk(r: BulkReport): string {
+  const lines = [
+    `# Bulk jobs benchmark${r.quick ? ' (quick)' : ''}`,
+    '',
+    `${r.at} · ${r.machine.cores} cores (${r.machine.cpu}) · Node ${r.machine.node} · load average ${r.machine.loadavg.map((x) => x.toFixed(1)).join(' ')} (shared machine)`,
+    '',
+    `Model: ${r.model}. Raw ORT ceiling (${r.ceiling.threads}): best ${r.ceiling.bestItemsPerSecond} items/s (${Object.entries(
+      r.ceiling.byBatchSize,
+    )
+      .map(([b, v]) => `batch ${b}: ${v}`)
+      .join(', ')}).`,
+    '',
+    '| workers | items | seconds | items/s | ÷ raw ORT | first result | Redis peak / 100k items |',
+    '|---|---|---|---|---|---|---|',
+    ...r.runs.map(
+      (x) =>
+        `| ${x.workers} | ${x.items} | ${x.seconds} | ${x.itemsPerSecond} | ${x.ratioToRawOrt} | ${x.timeToFirstResultMs} ms | ${(x.redisPeakBytesPer100k / 1048576).toFixed(1)} MiB |`,
+    ),
+    '',
+  ];
+  const withProbe = r.runs.find((x) => x.online);
+  if (withProbe?.online) {
+    const ratio = withProbe.online.withBulk.p99 / withProbe.online.idle.p99;
+    lines.push(
+      'Single predict (intent, another tenant, c=4), p50 / p90 / p99:',
+      '',
+      `- without bulk: ${probe(withProbe.online.idle)}`,
+      `- while the ${withProbe.workers}-worker job runs: ${probe(withProbe.online.withBulk)} — p99 ratio ${ratio.toFixed(2)} (goal ≤ 2)`,
+      '',
+    );
+  }
+  lines.push(
+    'Six concurrent 256-text `predict:batch` calls (acme) vs single predicts (c=1, tiny model), p50 / p90 / p99:',
+    '',
+    `- idle: ${probe(r.contention.idle)}`,
+    `- under the batches: ${probe(r.contention.underBatches)} (${r.contention.batchCalls.completed} batch calls done, ${r.contention.batchCalls.errors} errors)`,
+    '',
+  );
+  return `${lines.join('\n')}\n`;
+}

@@ -100,6 +100,8 @@ export async function runJobCommand(args: string[]): Promise<number> {
       }
       return 0;
     }
+    default:
+      break;
   }
   console.error(USAGE);
   return 2;

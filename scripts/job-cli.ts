@@ -75,9 +75,7 @@ export async function runJobCommand(args: string[]): Promise<number> {
         `/v1/jobs/${id}/results${from ? `?from=${from}` : ''}`,
       );
       if (res.body) {
-        for await (const chunk of Readable.fromWeb(
-          res.body,
-        )) {
+        for await (const chunk of Readable.fromWeb(res.body)) {
           if (!process.stdout.write(chunk as Buffer)) {
             await new Promise((r) => process.stdout.once('drain', r));
           }

@@ -12,7 +12,7 @@ export interface BulkReport {
   quick: boolean;
   machine: { cores: number; cpu: string; loadavg: number[]; node: string };
   model: string;
-  ceiling: { bestItemsPerSecond: number; byBatchSize: Record<string, number>; threads: string };
+  ceiling: { bestItemsPerSecond: number; byConfig: Record<string, number> };
   runs: {
     workers: number;
     items: number;
@@ -32,17 +32,19 @@ export interface BulkReport {
 
 const probe = (p: Probe) => `${p.p50} / ${p.p90} / ${p.p99} ms (n=${p.n}, errors ${p.errors})`;
 
+function ceilingList(r: BulkReport): string {
+  return Object.entries(r.ceiling.byConfig)
+    .map(([c, v]) => `${c}: ${v}`)
+    .join(', ');
+}
+
 export function renderBulk(r: BulkReport): string {
   const lines = [
     `# Bulk jobs benchmark${r.quick ? ' (quick)' : ''}`,
     '',
     `${r.at} · ${r.machine.cores} cores (${r.machine.cpu}) · Node ${r.machine.node} · load average ${r.machine.loadavg.map((x) => x.toFixed(1)).join(' ')} (shared machine)`,
     '',
-    `Model: ${r.model}. Raw ORT ceiling (${r.ceiling.threads}): best ${r.ceiling.bestItemsPerSecond} items/s (${Object.entries(
-      r.ceiling.byBatchSize,
-    )
-      .map(([b, v]) => `batch ${b}: ${v}`)
-      .join(', ')}).`,
+    `Model: ${r.model}. Raw ORT ceiling: best ${r.ceiling.bestItemsPerSecond} items/s (${ceilingList(r)}).`,
     '',
     '| workers | items | seconds | items/s | ÷ raw ORT | first result | Redis peak / 100k items |',
     '|---|---|---|---|---|---|---|',

@@ -1,14 +1,15 @@
-import { performance } from 'node:perf_hooks';
 import { loadBenchModel } from '../router/bench-model.loader';
-import { RawOrtArm } from '../router/raw-ort.arm';
+import { RawOrtArm, rawLabel, type RawConfig } from '../router/raw-ort.arm';
 
 export interface CeilingResult {
   bestItemsPerSecond: number;
-  byBatchSize: Record<string, number>;
-  threads: string;
+  byConfig: Record<string, number>;
 }
 
-/** Raw in-process ORT on pre-tokenized corpus batches: the best items/s over batch sizes. */
+/**
+ * Raw in-process ORT on pre-tokenized corpus batches (the router benchmark's ceiling arm): the
+ * best items/s over batch size × length sorting × thread split.
+ */
 export async function rawCeiling(
   models: string,
   model: string,
@@ -17,26 +18,16 @@ export async function rawCeiling(
   seconds: number,
 ): Promise<CeilingResult> {
   const bench = await loadBenchModel(models, model, version);
-  const arm = await RawOrtArm.create(bench, 2, 1);
-  const byBatchSize: Record<string, number> = {};
-  try {
-    for (const size of [16, 32, 64]) {
-      const feeds = RawOrtArm.prepare(bench, corpus, size);
-      for (let i = 0; i < 3; i++) await arm.run(feeds[i % feeds.length]!);
-      let items = 0;
-      const start = performance.now();
-      for (let i = 0; performance.now() - start < seconds * 1000; i++) {
-        await arm.run(feeds[i % feeds.length]!);
-        items += size;
-      }
-      byBatchSize[size] = Math.round(items / ((performance.now() - start) / 1000));
-    }
-  } finally {
-    await arm.close();
+  const byConfig: Record<string, number> = {};
+  const configs: RawConfig[] = [];
+  for (const batch of [32, 64]) {
+    configs.push({ batch, sorted: true, sessions: 1, intraOpThreads: 2, allowSpinning: false });
+    configs.push({ batch, sorted: true, sessions: 2, intraOpThreads: 1, allowSpinning: false });
   }
-  return {
-    bestItemsPerSecond: Math.max(...Object.values(byBatchSize)),
-    byBatchSize,
-    threads: 'one session, intra-op 2 / inter-op 1',
-  };
+  for (const c of configs) {
+    const batches = RawOrtArm.prepare(bench, corpus, c);
+    const point = await RawOrtArm.measure(bench, c, batches, seconds * 1000, 3);
+    byConfig[rawLabel(c)] = Math.round(point.throughput);
+  }
+  return { bestItemsPerSecond: Math.max(...Object.values(byConfig)), byConfig };
 }

@@ -21,7 +21,11 @@ function ensureInstalled() {
   const lock = join(ROOT, 'package-lock.json');
   if (existsSync(marker) && statSync(marker).mtimeMs >= statSync(lock).mtimeMs) return;
   console.log('> installing dependencies (npm ci)');
-  run('npm', ['ci', '--no-audit', '--no-fund']);
+  // onnxruntime-node's install script reads this (npm 10 runs it; npm 11 follows allowScripts):
+  // the CPU binaries ship in the package, the GPU download would leave the npm registry.
+  run('npm', ['ci', '--no-audit', '--no-fund'], {
+    env: { ...process.env, ONNXRUNTIME_NODE_INSTALL: 'skip' },
+  });
 }
 
 /** Generates any missing demo model.onnx (configs, manifests and tokenizers are committed). */

@@ -1,6 +1,7 @@
 import 'reflect-metadata';
 import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
+import type { FastifyInstance } from 'fastify';
 import {
   announceListening,
   createHttpApp,
@@ -12,7 +13,9 @@ import {
 import { HostMetrics } from './core/host.metrics';
 import { ModelHostService } from './core/model-host.service';
 import { GrpcServer } from './grpc/grpc.server';
+import { HostErrorFilter } from './http/host-error.filter';
 import { MetricsServer } from './http/metrics.server';
+import { installRawBodyParser } from './http/raw-body.parser';
 import { loadModelHostConfig } from './model-host.config';
 import { ModelHostModule } from './model-host.module';
 import { ModelFilesRepository } from './repository/model-files.repository';
@@ -42,7 +45,13 @@ void runMain('model-host', async () => {
   const metricsServer = new MetricsServer(registry);
   const app = await createHttpApp(ModelHostModule.register(host), logger, {
     bodyLimitBytes: config.GRPC_MAX_MESSAGE_BYTES,
+    nestBodyParsers: false,
   });
+  const fastify = app.getHttpAdapter().getInstance() as unknown as FastifyInstance;
+  installRawBodyParser(fastify);
+  const errors = new HostErrorFilter();
+  app.useGlobalFilters(errors);
+  fastify.setErrorHandler((err, _request, reply) => errors.reply(err, reply));
   await listenHttp(app, config.MODEL_HOST_HTTP_PORT, config.HOST, logger, 'http');
   const grpcPort = await grpcServer.listen(config.HOST, config.MODEL_HOST_GRPC_PORT);
   announceListening(logger, 'grpc', `grpc://${config.HOST}:${grpcPort}`);

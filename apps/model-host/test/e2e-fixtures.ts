@@ -17,6 +17,8 @@ import {
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { OnnxGraphBuilder } from '../../../scripts/models/onnx-graph.builder';
+import { OnnxDataType, encodeOnnxModel } from '../../../scripts/models/onnx-proto';
 
 export const ROOT = join(__dirname, '..', '..', '..');
 const DEMO = join(ROOT, 'model_repository');
@@ -195,4 +197,33 @@ export async function pendingRequests(metricsUrl: string, model: string): Promis
   let sum = 0;
   for (const m of text.matchAll(line)) sum += Number(m[1]);
   return sum;
+}
+
+/**
+ * A one-input model for Triton's raw binary requests and exact classification strings:
+ * `y = Relu(x)`, FP32 `[-1]` in and out, batching up to 8, with four labels.
+ */
+export function writeReluModel(dir: string, name: string): void {
+  const g = new OnnxGraphBuilder();
+  const x = g.input('x', OnnxDataType.FLOAT, ['batch', 'n']);
+  g.exposeAs(g.op('Relu', [x], 'relu'), 'y', OnnxDataType.FLOAT, ['batch', 'n']);
+  const model = encodeOnnxModel({
+    producerName: 'model-host-e2e',
+    producerVersion: '1',
+    docString: '',
+    graph: g.build(name),
+    metadata: [],
+  });
+  mkdirSync(join(dir, name, '1'), { recursive: true });
+  writeFileSync(join(dir, name, '1', 'model.onnx'), model);
+  writeFileSync(join(dir, name, 'labels.txt'), 'alpha\nbeta\ngamma\ndelta\n');
+  writeFileSync(
+    join(dir, name, 'config.pbtxt'),
+    `name: "${name}"
+platform: "onnxruntime_onnx"
+max_batch_size: 8
+input [ { name: "x" data_type: TYPE_FP32 dims: [ -1 ] } ]
+output [ { name: "y" data_type: TYPE_FP32 dims: [ -1 ] label_filename: "labels.txt" } ]
+`,
+  );
 }

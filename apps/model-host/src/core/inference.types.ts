@@ -1,4 +1,4 @@
-import type { FixedDatatype } from '@mesh/kserve';
+import type { FixedDatatype, KServeDatatype } from '@mesh/kserve';
 
 /**
  * A tensor on the host's data plane: little-endian element bytes plus shape and datatype.
@@ -20,17 +20,30 @@ export interface InferRequest {
   inputs: HostTensor[];
   /** Requested outputs; empty = all outputs. */
   outputs: string[];
+  /**
+   * Triton's classification extension: output name → how many top classes to return instead
+   * of the tensor (as BYTES strings "value:index[:label]").
+   */
+  classification?: Record<string, number>;
   /** 0 = the model's default priority level. */
   priority: number;
   /** 0 = the model's default timeout. */
   timeoutUs: number;
 }
 
+/** A result tensor: the model's own datatypes, or BYTES (4-byte length + bytes per element). */
+export interface OutputTensor {
+  name: string;
+  datatype: KServeDatatype;
+  shape: number[];
+  data: Uint8Array;
+}
+
 export interface InferResponse {
   id: string;
   model: string;
   version: string;
-  outputs: HostTensor[];
+  outputs: OutputTensor[];
 }
 
 /** Time spent in each phase of one batch execution, in nanoseconds. */

@@ -4,7 +4,8 @@ import type { BatchDurations, Duration } from './inference-statistics';
 import type { InferRequest, InferResponse } from './inference.types';
 import type { LoadOptions } from './load-options';
 import { ModelNotFoundError, ModelUnavailableError } from './model-host.errors';
-import { fullDims } from './model-spec';
+import { fullDims, type ModelVersionSpec } from './model-spec';
+import { checkClassifiable, classifyOutput } from './output-classifier';
 
 export interface TensorInfo {
   name: string;
@@ -37,7 +38,16 @@ export interface VersionStatistics {
 
 export const SERVER_NAME = 'model-mesh-host';
 export const SERVER_VERSION = '0.1.0';
-export const SERVER_EXTENSIONS = ['model_repository', 'model_configuration', 'statistics'];
+/** Triton's names for the protocol extensions the host implements (ServerMetadata). */
+export const SERVER_EXTENSIONS = [
+  'classification',
+  'model_repository',
+  'model_repository(unload_dependents)',
+  'schedule_policy',
+  'model_configuration',
+  'binary_tensor_data',
+  'statistics',
+];
 
 /**
  * What both transports call: one method per KServe operation, domain types in and out.
@@ -70,10 +80,29 @@ export class ModelHostService {
     }
   }
 
-  infer(req: InferRequest): Promise<InferResponse> {
+  async infer(req: InferRequest): Promise<InferResponse> {
     if (req.model === '') throw new ModelNotFoundError('model name is empty');
     if (!this.live) throw new ModelUnavailableError('the server is shutting down');
-    return this.models.runtime(req.model, req.version).infer(req);
+    const rt = this.models.runtime(req.model, req.version);
+    const classes = Object.entries(req.classification ?? {});
+    for (const [name, count] of classes) {
+      // An unknown output is left to the request validator, which names the model's outputs.
+      const out = rt.spec.outputs.find((o) => o.name === name);
+      if (out) checkClassifiable(name, out.datatype, count);
+    }
+    const res = await rt.infer(req);
+    if (classes.length === 0) return res;
+    const batched = rt.spec.maxBatchSize > 0;
+    const outputs = res.outputs.map((o) => {
+      const count = req.classification?.[o.name];
+      return count === undefined ? o : classifyOutput(o, count, batched, rt.spec.labels?.[o.name]);
+    });
+    return { ...res, outputs };
+  }
+
+  /** The served version's spec ('' = latest), e.g. to read a raw binary request against. */
+  spec(name: string, version: string): ModelVersionSpec {
+    return this.models.runtime(name, version).spec;
   }
 
   metadata(name: string, version: string): ModelMetadata {

@@ -16,6 +16,8 @@ export interface ModelVersionSpec {
   inputs: TensorSpec[];
   outputs: TensorSpec[];
   batching: BatchingPolicy;
+  /** Class labels per output name (label_filename), for the classification extension. */
+  labels?: Record<string, string[]>;
 }
 
 /** The shape a request tensor must have: the batch dim (-1) first when the model batches. */

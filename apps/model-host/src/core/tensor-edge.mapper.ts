@@ -5,7 +5,7 @@ import {
   type Tensor,
   type TypedArray,
 } from '@mesh/kserve';
-import type { HostTensor } from './inference.types';
+import type { HostTensor, OutputTensor } from './inference.types';
 import { InvalidInferenceError } from './model-host.errors';
 
 /** Checks a wire datatype name: known, and not BYTES (no ONNX model here takes strings). */
@@ -33,8 +33,8 @@ export function toHostTensor(t: Tensor): HostTensor {
   };
 }
 
-/** A host tensor → codec tensor, for transports that send typed values (JSON, contents). */
-export function toCodecTensor(t: HostTensor): Tensor {
+/** A result tensor → codec tensor, for transports that send typed values (JSON, contents). */
+export function toCodecTensor(t: OutputTensor): Tensor {
   const buf = Buffer.from(t.data.buffer, t.data.byteOffset, t.data.byteLength);
   return {
     name: t.name,

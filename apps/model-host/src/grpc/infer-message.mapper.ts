@@ -49,15 +49,36 @@ export function fromInferMessage(msg: ModelInferRequest): InferRequest {
       data,
     });
   });
+  const classification: Record<string, number> = {};
+  for (const o of msg.outputs ?? []) {
+    for (const key of Object.keys(o.parameters ?? {})) {
+      if (key !== 'classification') {
+        throw new InvalidInferenceError(
+          `output '${o.name}': unsupported parameter '${key}' (the host takes 'classification')`,
+        );
+      }
+      classification[o.name] = classCount(o.name, inferParameterValue(o.parameters?.[key]));
+    }
+  }
   return {
     id: msg.id ?? '',
     model: msg.model_name,
     version: msg.model_version ?? '',
     inputs,
     outputs: (msg.outputs ?? []).map((o) => o.name),
+    ...(Object.keys(classification).length > 0 ? { classification } : {}),
     priority: intParam(msg.parameters, 'priority'),
     timeoutUs: intParam(msg.parameters, 'timeout'),
   };
+}
+
+function classCount(output: string, v: boolean | number | string | undefined): number {
+  if (typeof v !== 'number' || !Number.isSafeInteger(v) || v < 1) {
+    throw new InvalidInferenceError(
+      `output '${output}': parameter 'classification' must be an integer >= 1 (got ${JSON.stringify(v)})`,
+    );
+  }
+  return v;
 }
 
 /** InferResponse → ModelInferResponse with every output in raw_output_contents (as Triton). */

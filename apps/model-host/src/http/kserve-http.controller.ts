@@ -1,16 +1,4 @@
-import {
-  Body,
-  Headers,
-  Controller,
-  Get,
-  HttpCode,
-  Inject,
-  Param,
-  Post,
-  Res,
-  UseFilters,
-} from '@nestjs/common';
-import { parseJsonInferRequest, toJsonInferResponse, type JsonParameterValue } from '@mesh/kserve';
+import { Body, Headers, Controller, Get, HttpCode, Inject, Param, Post, Res } from '@nestjs/common';
 import { modelConfigToProtoJson } from '@mesh/model-repository';
 import type { FastifyReply } from 'fastify';
 import type { InferRequest } from '../core/inference.types';
@@ -26,27 +14,20 @@ import {
   SERVER_VERSION,
   ModelHostService,
 } from '../core/model-host.service';
-import { toCodecTensor, toHostTensor } from '../core/tensor-edge.mapper';
+import { rawBinaryInput } from '../core/raw-binary.request';
 import { statsToProto } from '../grpc/statistics.mapper';
-import { HostErrorFilter } from './host-error.filter';
-
-function intParam(params: Record<string, JsonParameterValue>, key: string): number {
-  const v = params[key];
-  if (v === undefined) return 0;
-  if (typeof v !== 'number' || !Number.isSafeInteger(v) || v < 0) {
-    throw new InvalidInferenceError(
-      `parameter '${key}' must be an integer >= 0 (got ${JSON.stringify(v)})`,
-    );
-  }
-  return v;
-}
+import {
+  HEADER_LENGTH,
+  decodeHttpInferRequest,
+  encodeHttpInferResponse,
+  parseJsonObject,
+  splitInferBody,
+  type HttpInferRequest,
+} from './binary-tensor.codec';
 
 /** `{"parameters": {...}}` of a repository load/unload body; an empty body has none. */
-function repositoryParameters(body: unknown): Record<string, LoadParameterValue> {
-  if (body === undefined || body === null || body === '') return {};
-  if (typeof body !== 'object' || Array.isArray(body))
-    throw new InvalidInferenceError('the request body must be a JSON object');
-  const params = (body as { parameters?: unknown }).parameters;
+function repositoryParameters(body: Buffer | undefined): Record<string, LoadParameterValue> {
+  const params = parseJsonObject(body, true).parameters;
   if (params === undefined) return {};
   if (typeof params !== 'object' || params === null || Array.isArray(params))
     throw new InvalidInferenceError("'parameters' must be a JSON object");
@@ -61,7 +42,6 @@ function repositoryParameters(body: unknown): Record<string, LoadParameterValue>
 
 /** KServe v2 REST (JSON) on the HTTP port; each route maps to one ModelHostService call. */
 @Controller('v2')
-@UseFilters(HostErrorFilter)
 export class KserveHttpController {
   constructor(@Inject(ModelHostService) private readonly host: ModelHostService) {}
 
@@ -115,46 +95,68 @@ export class KserveHttpController {
     return { model_stats: this.host.statistics(model, version ?? '').map(statsToProto) };
   }
 
+  /**
+   * KServe v2 JSON, with Triton's binary tensor data (Inference-Header-Content-Length, including
+   * 0 = raw binary input) and classification extensions. Any content type is accepted, as
+   * Triton's clients send binary requests without one.
+   */
   @Post(['models/:model/infer', 'models/:model/versions/:version/infer'])
   @HttpCode(200)
   async infer(
     @Res({ passthrough: true }) reply: FastifyReply,
     @Headers('x-request-id') requestId: string | undefined,
-    @Body() body: unknown,
+    @Headers(HEADER_LENGTH) headerLength: string | undefined,
+    @Body() body: Buffer | undefined,
     @Param('model') model: string,
-    @Param('version') version?: string,
+    @Param('version') version = '',
   ): Promise<unknown> {
     if (requestId) void reply.header('x-request-id', requestId);
-    const parsed = parseJsonInferRequest(body);
+    const { header, binary } = splitInferBody(body, headerLength);
+    const decoded: HttpInferRequest = header
+      ? decodeHttpInferRequest(parseJsonObject(header), binary)
+      : {
+          id: '',
+          inputs: [rawBinaryInput(this.host.spec(model, version), binary)],
+          outputs: [],
+          classification: {},
+          priority: 0,
+          timeoutUs: 0,
+          binaryOutput: () => true,
+        };
     const req: InferRequest = {
-      id: parsed.id ?? '',
+      id: decoded.id,
       model,
-      version: version ?? '',
-      inputs: parsed.inputs.map(toHostTensor),
-      outputs: parsed.outputs.map((o) => o.name),
-      priority: intParam(parsed.parameters, 'priority'),
-      timeoutUs: intParam(parsed.parameters, 'timeout'),
+      version,
+      inputs: decoded.inputs,
+      outputs: decoded.outputs,
+      classification: decoded.classification,
+      priority: decoded.priority,
+      timeoutUs: decoded.timeoutUs,
     };
-    const res = await this.host.infer(req);
-    return toJsonInferResponse({
-      modelName: res.model,
-      modelVersion: res.version,
-      id: res.id,
-      outputs: res.outputs.map(toCodecTensor),
-    });
+    const encoded = encodeHttpInferResponse(await this.host.infer(req), decoded.binaryOutput);
+    if ('json' in encoded) return encoded.json;
+    void reply
+      .header('content-type', 'application/octet-stream')
+      .header(HEADER_LENGTH, String(encoded.headerLength));
+    return encoded.body;
   }
 
   @Post('repository/index')
   @HttpCode(200)
-  async index(@Body() body: unknown): Promise<unknown> {
-    const ready =
-      typeof body === 'object' && body !== null && (body as { ready?: unknown }).ready === true;
-    return this.host.index(ready);
+  async index(@Body() body: Buffer | undefined): Promise<unknown> {
+    const json = parseJsonObject(body, true);
+    if (json.ready !== undefined && typeof json.ready !== 'boolean') {
+      throw new InvalidInferenceError("'ready' must be true or false");
+    }
+    return this.host.index(json.ready === true);
   }
 
   @Post('repository/models/:model/load')
   @HttpCode(200)
-  async load(@Param('model') model: string, @Body() body: unknown): Promise<Record<string, never>> {
+  async load(
+    @Param('model') model: string,
+    @Body() body: Buffer | undefined,
+  ): Promise<Record<string, never>> {
     await this.host.load(model, loadOptionsFrom(repositoryParameters(body)));
     return {};
   }
@@ -163,7 +165,7 @@ export class KserveHttpController {
   @HttpCode(200)
   async unload(
     @Param('model') model: string,
-    @Body() body: unknown,
+    @Body() body: Buffer | undefined,
   ): Promise<Record<string, never>> {
     checkUnloadParameters(repositoryParameters(body));
     await this.host.unload(model);

@@ -140,6 +140,7 @@ export async function loadModelVersion(
     inputs: tensorSpecs(config, 'input'),
     outputs: tensorSpecs(config, 'output'),
     batching: batchingPolicyOf(config),
+    labels: files.labels,
   };
   const count = Math.max(
     1,

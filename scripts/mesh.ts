@@ -4,9 +4,9 @@
  *   npm run mesh -- show          print the current table and epoch
  *   npm run mesh -- audit [n]     print the newest n audit entries (default 20)
  *   npm run mesh -- rollout …     the coordinator's rollout API (see rollout-cli/)
- * Uses REDIS_URL, REDIS_KEY_PREFIX and MESH_CONFIG like the apps.
- *   npm run mesh -- model add|check ...   bring your own model (scripts/model-cli, no Redis)
+ *   npm run mesh -- model add|check …   bring your own model (see model-cli/; no Redis)
  *   npm run mesh -- job ...        bulk jobs through the router API (scripts/job-cli.ts)
+ * Uses REDIS_URL, REDIS_KEY_PREFIX and MESH_CONFIG like the apps.
  */
 import { createRedisClient, keyPrefix, loadConfig, redisUrl } from '@mesh/config';
 import { RoutingTableRepository, seedFromMeshConfig } from '@mesh/routing';

@@ -195,25 +195,18 @@ async function writeAtomically(path: string, text: string): Promise<void> {
   await rename(tmp, path);
 }
 
-/**
- * `mesh model add`: inspects the exported model, plans its config, writes the version into a
- * hidden staging directory of the repository, validates it there exactly as `model check`
- * would, and only then moves it into place and writes config.pbtxt (and labels.txt for a new
- * model). A refusal leaves the repository untouched.
- */
-export async function addModelVersion(o: ModelAddOptions): Promise<ModelAddResult> {
-  const entry = await existingEntry(o);
-  const version = o.version ?? Math.max(0, ...(entry?.versionsOnDisk ?? [])) + 1;
-  const versionDir = join(o.repository, o.name, String(version));
-  const replaced = existsSync(versionDir);
-  if (replaced && !o.force) {
-    throw new ModelCliError(
-      'VERSION_EXISTS',
-      `${o.name}/${version} already exists in ${o.repository}; pass --force to replace it, or choose another --version`,
-    );
-  }
-  const tokenizerBytes = await readInput(o.tokenizer, 'tokenizer');
-  await readInput(o.onnx, 'ONNX model');
+interface PreparedVersion {
+  entry?: ModelEntry;
+  version: number;
+  versionDir: string;
+  replaced: boolean;
+  plan: ImportPlan;
+  files: Plan;
+  manifestText: string;
+  tokenizerSha256: string;
+}
+
+async function readLabels(o: ModelAddOptions): Promise<string[]> {
   // An encoder has no classes: its labels would mean nothing.
   const labels =
     o.labels && o.kind === 'classification'
@@ -225,6 +218,24 @@ export async function addModelVersion(o: ModelAddOptions): Promise<ModelAddResul
       'a classification model needs --labels <labels.txt> with one label per line',
     );
   }
+  return labels;
+}
+
+/** Everything decided before a byte is written: version, refusals, the text of every file. */
+async function prepare(o: ModelAddOptions): Promise<PreparedVersion> {
+  const entry = await existingEntry(o);
+  const version = o.version ?? Math.max(0, ...(entry?.versionsOnDisk ?? [])) + 1;
+  const versionDir = join(o.repository, o.name, String(version));
+  const replaced = existsSync(versionDir);
+  if (replaced && !o.force) {
+    throw new ModelCliError(
+      'VERSION_EXISTS',
+      `${o.name}/${version} already exists in ${o.repository}; pass --force to replace it, or choose another --version`,
+    );
+  }
+  await readInput(o.tokenizer, 'tokenizer');
+  await readInput(o.onnx, 'ONNX model');
+  const labels = await readLabels(o);
   let plan: ImportPlan;
   try {
     plan = planModelImport(await inspect(o.onnx), {
@@ -239,66 +250,84 @@ export async function addModelVersion(o: ModelAddOptions): Promise<ModelAddResul
     refuseImport(err);
   }
   const modelSha = await sha256File(o.onnx);
-  const tokenizerSha = await sha256File(o.tokenizer);
+  const tokenizerSha256 = await sha256File(o.tokenizer);
+  const configPath = join(o.repository, o.name, CONFIG_FILE);
   const files = entry
-    ? planForExisting(
-        o,
-        entry,
-        plan,
-        version,
-        modelSha,
-        labels,
-        await readFile(join(o.repository, o.name, CONFIG_FILE), 'utf8'),
-      )
+    ? planForExisting(o, entry, plan, version, modelSha, labels, await readFile(configPath, 'utf8'))
     : planForNew(plan, version, modelSha, labels);
   const manifestText = writePreprocessManifest(
-    manifestFor(o, plan, tokenizerSha, modelSha),
+    manifestFor(o, plan, tokenizerSha256, modelSha),
     `${o.name}/${version}/${MANIFEST_FILE}`,
   );
+  return { entry, version, versionDir, replaced, plan, files, manifestText, tokenizerSha256 };
+}
 
+/** Writes the version into `staging` and validates it there; throws VALIDATION_FAILED. */
+async function stageAndValidate(
+  o: ModelAddOptions,
+  p: PreparedVersion,
+  staging: string,
+): Promise<VersionReport> {
+  await copyFile(o.onnx, join(staging, MODEL_FILE));
+  await copyFile(o.tokenizer, join(staging, TOKENIZER_FILE));
+  await writeFile(join(staging, MANIFEST_FILE), p.manifestText);
+  const report = await validateVersion({
+    model: o.name,
+    version: p.version,
+    dir: staging,
+    config: p.files.config,
+    labels: p.files.labels.length > 0 ? { [p.plan.output]: p.files.labels } : undefined,
+  });
+  if (report.problems.length > 0) {
+    throw new ModelCliError(
+      'VALIDATION_FAILED',
+      `${o.name}/${p.version} failed validation; nothing was written:\n${report.problems.map((x) => `  - ${x}`).join('\n')}`,
+    );
+  }
+  return report;
+}
+
+/** Moves the validated version into place, then the model's labels and config. */
+async function commit(o: ModelAddOptions, p: PreparedVersion, staging: string): Promise<void> {
+  const modelDir = join(o.repository, o.name);
+  await mkdir(modelDir, { recursive: true });
+  if (p.replaced) await rm(p.versionDir, { recursive: true, force: true });
+  await rename(staging, p.versionDir);
+  if (p.files.labelsText !== undefined) {
+    await writeAtomically(join(modelDir, LABELS_FILE), p.files.labelsText);
+  }
+  await writeAtomically(join(modelDir, CONFIG_FILE), p.files.configText);
+}
+
+/**
+ * `mesh model add`: inspects the exported model, plans its config, writes the version into a
+ * hidden staging directory of the repository, validates it there exactly as `model check`
+ * would, and only then moves it into place and writes config.pbtxt (and labels.txt for a new
+ * model). A refusal leaves the repository untouched.
+ */
+export async function addModelVersion(o: ModelAddOptions): Promise<ModelAddResult> {
+  const p = await prepare(o);
   const newRepository = !existsSync(o.repository);
   await mkdir(o.repository, { recursive: true });
-  const staging = await mkdtemp(join(o.repository, `.model-add-${o.name}-${version}-`));
+  const staging = await mkdtemp(join(o.repository, `.model-add-${o.name}-${p.version}-`));
   try {
-    await copyFile(o.onnx, join(staging, MODEL_FILE));
-    await writeFile(join(staging, TOKENIZER_FILE), tokenizerBytes);
-    await writeFile(join(staging, MANIFEST_FILE), manifestText);
-    const report = await validateVersion({
-      model: o.name,
-      version,
-      dir: staging,
-      config: files.config,
-      labels: files.labels.length > 0 ? { [plan.output]: files.labels } : undefined,
-    });
-    if (report.problems.length > 0) {
-      throw new ModelCliError(
-        'VALIDATION_FAILED',
-        `${o.name}/${version} failed validation; nothing was written:\n${report.problems.map((p) => `  - ${p}`).join('\n')}`,
-      );
-    }
-    await mkdir(join(o.repository, o.name), { recursive: true });
-    if (replaced) await rm(versionDir, { recursive: true, force: true });
-    await rename(staging, versionDir);
-    if (files.labelsText !== undefined)
-      await writeAtomically(join(o.repository, o.name, LABELS_FILE), files.labelsText);
-    await writeAtomically(join(o.repository, o.name, CONFIG_FILE), files.configText);
+    const report = await stageAndValidate(o, p, staging);
+    await commit(o, p, staging);
     return {
       model: o.name,
-      version,
-      existingModel: entry !== undefined,
-      replaced,
-      labels: files.labels,
-      tokenizerSha256: tokenizerSha,
+      version: p.version,
+      existingModel: p.entry !== undefined,
+      replaced: p.replaced,
+      labels: p.files.labels,
+      tokenizerSha256: p.tokenizerSha256,
       report,
-      notes: [...files.notes, ...report.notes],
+      notes: [...p.files.notes, ...report.notes],
     };
   } catch (err: unknown) {
-    // A refusal leaves no trace, not even the repository directory it had to create.
     await rm(staging, { recursive: true, force: true });
-    // rmdir only removes it while empty, so a concurrent add into it is never harmed.
+    // A refusal leaves no trace, not even the repository directory it had to create; rmdir
+    // only removes it while empty, so a concurrent add into it is never harmed.
     if (newRepository) await rmdir(o.repository).catch(() => undefined);
     throw err;
-  } finally {
-    await rm(staging, { recursive: true, force: true });
   }
 }

@@ -343,7 +343,7 @@ describe('bulk job input checks (a router of its own, small caps, no worker)', (
       [
         'unknown task',
         () => submitNdjson(base, ACME_KEY, 'no-such-task', ndjsonOf(1)),
-        403,
+        404,
         /no-such-task/,
       ],
       ['no task', () => submitNdjson(base, ACME_KEY, '', ndjsonOf(1)), 400, /task/],

@@ -1,0 +1,198 @@
+/* eslint-disable @typescript-eslint/no-explicit-any, @typescript-eslint/no-unsafe-return -- rendered manifests are untyped JSON by nature */
+import { execFileSync, spawnSync } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { parseAllDocuments } from 'yaml';
+import { appSurfaces, TRITON_HTTP_GET_PATHS } from './app-surface';
+import { containersOf, podTemplateOf, type K8sObject } from './k8s-object';
+import { KustomizeRenderer } from './kustomize.renderer';
+import { crossCheck } from './manifest.cross-checks';
+import { validateObjects } from './manifest.validator';
+import { exportedMetricNames, referencedMetricNames, unknownMetricNames } from './metric-names';
+
+const ROOT = join(__dirname, '..', '..');
+const K8S = join(ROOT, 'deploy', 'k8s');
+const OVERLAYS = readdirSync(join(K8S, 'overlays')).sort();
+const render = (dir: string) => new KustomizeRenderer().render(dir);
+const get = (objects: K8sObject[], kind: string, name: string) =>
+  objects.find((o) => o.kind === kind && o.metadata.name === name) as any;
+const triton = (objects: K8sObject[]) => get(objects, 'StatefulSet', 'triton');
+const mainContainer = (o: any) => o.spec.template.spec.containers[0];
+
+describe('deploy/k8s overlays', () => {
+  it('has the cpu and gpu overlays', () => {
+    expect(OVERLAYS).toEqual(['cpu', 'gpu']);
+  });
+
+  describe.each(OVERLAYS)('overlay %s', (overlay) => {
+    const objects = render(join(K8S, 'overlays', overlay));
+
+    it('renders, and every object validates against its Kubernetes API schema', () => {
+      expect(objects.length).toBeGreaterThan(20);
+      expect(validateObjects(objects)).toEqual([]);
+    });
+
+    it('passes every cross-check', () => {
+      expect(crossCheck(objects)).toEqual([]);
+    });
+
+    it('runs Triton in explicit mode, non-strict readiness, probed on /v2/health/*', () => {
+      const c = mainContainer(triton(objects));
+      expect(c.args).toEqual(
+        expect.arrayContaining([
+          '--model-control-mode=explicit',
+          '--strict-readiness=false',
+          '--load-model=*',
+        ]),
+      );
+      expect(c.readinessProbe.httpGet.path).toBe('/v2/health/ready');
+      expect(c.livenessProbe.httpGet.path).toBe('/v2/health/live');
+      expect(get(objects, 'Service', 'triton').spec.clusterIP).toBe('None');
+    });
+
+    it('gives every workload container requests, limits and a locked-down securityContext', () => {
+      for (const o of objects) {
+        const t = podTemplateOf(o) as any;
+        if (!t) continue;
+        expect([o.metadata.name, t.spec.securityContext.runAsNonRoot]).toEqual([
+          o.metadata.name,
+          true,
+        ]);
+        for (const { container } of containersOf(t)) {
+          const c = container as any;
+          const id = `${o.metadata.name}/${c.name}`;
+          expect([id, Object.keys(c.resources.requests).sort()]).toEqual([
+            id,
+            expect.arrayContaining(['cpu', 'memory']),
+          ]);
+          expect([id, c.resources.limits.memory]).toEqual([id, expect.any(String)]);
+          expect([id, c.securityContext]).toEqual([
+            id,
+            expect.objectContaining({
+              allowPrivilegeEscalation: false,
+              readOnlyRootFilesystem: true,
+              capabilities: { drop: ['ALL'] },
+            }),
+          ]);
+        }
+      }
+    });
+
+    it('labels everything app.kubernetes.io/* and has a PDB for every long-running app', () => {
+      for (const o of objects)
+        expect([o.kind, o.metadata.name, o.metadata.labels?.['app.kubernetes.io/part-of']]).toEqual(
+          [o.kind, o.metadata.name, 'model-mesh'],
+        );
+      const pdbs = objects
+        .filter((o) => o.kind === 'PodDisruptionBudget')
+        .map((o) => o.metadata.name);
+      expect(pdbs.sort()).toEqual(['batch-worker', 'coordinator', 'router', 'triton']);
+    });
+
+    it('runs Redis with AOF, a password and noeviction', () => {
+      const redis = get(objects, 'StatefulSet', 'redis');
+      const conf = Object.values(
+        objects.find((o) => o.kind === 'ConfigMap' && o.metadata.name.startsWith('redis-config'))
+          ?.data as Record<string, string>,
+      ).join('\n');
+      expect(conf).toMatch(/^appendonly yes$/m);
+      expect(conf).toMatch(/^maxmemory-policy noeviction$/m);
+      expect(mainContainer(redis).command).toEqual(
+        expect.arrayContaining(['--requirepass', '$(REDIS_PASSWORD)']),
+      );
+    });
+  });
+
+  it('gpu: Triton gets a GPU and tolerations, and models are published with KIND_GPU', () => {
+    const gpu = render(join(K8S, 'overlays', 'gpu'));
+    const cpu = render(join(K8S, 'overlays', 'cpu'));
+    const t = triton(gpu);
+    expect(mainContainer(t).resources.limits['nvidia.com/gpu']).toBe(1);
+    expect(t.spec.template.spec.tolerations).toEqual([
+      { key: 'nvidia.com/gpu', operator: 'Exists', effect: 'NoSchedule' },
+    ]);
+    const kind = (objects: K8sObject[]) =>
+      mainContainer(get(objects, 'Job', 'model-publish')).env.find(
+        (e: any) => e.name === 'INSTANCE_KIND',
+      ).value;
+    expect(kind(gpu)).toBe('KIND_GPU');
+    expect(kind(cpu)).toBe('KIND_CPU');
+    expect(mainContainer(triton(cpu)).resources.limits['nvidia.com/gpu']).toBeUndefined();
+  });
+
+  it('seeds the routing table from a copy identical to deploy/config/mesh.yaml', () => {
+    expect(readFileSync(join(K8S, 'base', 'mesh.yaml'), 'utf8')).toBe(
+      readFileSync(join(ROOT, 'deploy', 'config', 'mesh.yaml'), 'utf8'),
+    );
+  });
+
+  it('uses only metric names the apps export (dashboard, KEDA query, adapter rules)', () => {
+    const exported = exportedMetricNames();
+    expect(exported).toContain('mesh_router_requests_total');
+    expect(exported).toContain('nv_inference_queue_duration_us');
+    const sources = [
+      join(K8S, 'base', 'dashboards', 'model-mesh.json'),
+      join(K8S, 'base', 'batch-worker.yaml'),
+      join(K8S, 'base', 'triton.yaml'),
+      join(K8S, 'monitoring', 'prometheus-adapter-rules.yaml'),
+    ];
+    for (const file of sources) {
+      const names = referencedMetricNames(readFileSync(file, 'utf8'));
+      expect([file, unknownMetricNames(names, exported)]).toEqual([file, []]);
+    }
+    expect(unknownMetricNames(['mesh_router_request_duration_seconds_bucket'], exported)).toEqual(
+      [],
+    );
+    expect(unknownMetricNames(['mesh_router_requests'], exported)).toEqual([
+      'mesh_router_requests',
+    ]);
+  });
+
+  it('asks the Triton HPA only for metrics the Prometheus adapter rules define', () => {
+    const rules = parseAllDocuments(
+      readFileSync(join(K8S, 'monitoring', 'prometheus-adapter-rules.yaml'), 'utf8'),
+    )[0]?.toJSON() as { rules: { custom: { name: { as: string } }[] } };
+    const defined = rules.rules.custom.map((r) => r.name.as);
+    const hpa = get(render(join(K8S, 'base')), 'HorizontalPodAutoscaler', 'triton');
+    const asked = hpa.spec.metrics.map((m: any) => m.pods.metric.name);
+    expect(asked.length).toBeGreaterThan(0);
+    for (const name of asked) expect(defined).toContain(name);
+  });
+
+  it('derives probe paths from the apps: health routes exist, and the host mirrors Triton', () => {
+    const s = appSurfaces();
+    for (const app of ['router', 'batch-worker', 'coordinator', 'model-host'] as const) {
+      expect(s[app].httpGetPaths).toEqual(
+        expect.arrayContaining(['/healthz/live', '/healthz/ready']),
+      );
+    }
+    expect(s['model-host'].httpGetPaths).toEqual(
+      expect.arrayContaining([...TRITON_HTTP_GET_PATHS]),
+    );
+  });
+
+  const kubectl = spawnSync('kubectl', ['version', '--client'], { encoding: 'utf8' });
+  // An extra check where kubectl is installed: its kustomize must render the same objects.
+  (kubectl.status === 0 ? it : it.skip).each(['base', ...OVERLAYS.map((o) => `overlays/${o}`)])(
+    'renders %s exactly as `kubectl kustomize` does',
+    (dir) => {
+      const theirs = parseAllDocuments(
+        execFileSync('kubectl', ['kustomize', join(K8S, dir)], { encoding: 'utf8' }),
+      ).map((d) => d.toJSON() as K8sObject);
+      const key = (o: K8sObject) => `${o.kind}/${o.metadata.namespace ?? ''}/${o.metadata.name}`;
+      const sorted = (list: K8sObject[]) =>
+        [...list].sort((a, b) => key(a).localeCompare(key(b))).map(canonical);
+      expect(sorted(render(join(K8S, dir)))).toEqual(sorted(theirs));
+    },
+  );
+});
+
+function canonical(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(canonical);
+  if (value === null || typeof value !== 'object') return value;
+  return Object.fromEntries(
+    Object.keys(value)
+      .sort()
+      .map((k) => [k, canonical((value as Record<string, unknown>)[k])]),
+  );
+}

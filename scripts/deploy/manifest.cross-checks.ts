@@ -1,3 +1,4 @@
+import { tmpdir } from 'node:os';
 import { appSurfaces, meshAppOf, servesPath, TRITON_HTTP_GET_PATHS } from './app-surface';
 import {
   containersOf,
@@ -293,7 +294,7 @@ function checkProbes(container: JsonObject, report: Report, reportConfig: Report
   if (app) {
     const scriptArgs = argv.slice(argv.findIndex((a) => a.includes('dist/apps/')) + 1);
     try {
-      appPort = appSurfaces()[app].httpPort(containerEnv(container), scriptArgs);
+      appPort = appSurfaces()[app].httpPort(withLocalMounts(container), scriptArgs);
     } catch (err: unknown) {
       reportConfig(
         `environment fails the ${app}'s own config validation: ${err instanceof Error ? err.message : String(err)}`,
@@ -390,6 +391,20 @@ function checkSelectors(index: ManifestIndex, o: K8sObject, report: Report): voi
         report(`endpoint port ${String(e.port)} is no named port of the selected Services`);
     }
   }
+}
+
+/**
+ * The container's environment for its app's config loader run here: a value naming a volume's
+ * mount path (e.g. MODEL_REPOSITORY=/models) points at an existing local directory instead, so
+ * a loader that checks the directory exists judges the variable, not this machine's disk.
+ */
+function withLocalMounts(container: JsonObject): Record<string, string> {
+  const env = containerEnv(container);
+  const mounts = Array.isArray(container.volumeMounts)
+    ? container.volumeMounts.filter(isObject).map((m) => m.mountPath)
+    : [];
+  for (const [k, v] of Object.entries(env)) if (mounts.includes(v)) env[k] = tmpdir();
+  return env;
 }
 
 /** A scalar field for a message (objects never appear where these are read). */

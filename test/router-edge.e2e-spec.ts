@@ -1,8 +1,12 @@
-/* eslint-disable @typescript-eslint/no-explicit-any -- wire JSON and grpc-js dynamic clients are untyped by nature */
+/* eslint-disable @typescript-eslint/no-explicit-any, @typescript-eslint/no-unsafe-return -- wire JSON and grpc-js dynamic clients are untyped by nature */
 import { createRedisClient } from '@mesh/config';
 import type Redis from 'ioredis';
+import * as grpc from '@grpc/grpc-js';
+import * as protoLoader from '@grpc/proto-loader';
 import { request } from 'node:http';
-import { uniquePrefix } from './support/app-process';
+import { join } from 'node:path';
+import { ROOT, uniquePrefix } from './support/app-process';
+import { pollUntil } from './support/poll';
 import {
   ACME_KEY,
   ADMIN_KEY,
@@ -425,5 +429,115 @@ describe('item 8: /v1/tasks tells a client what it needs', () => {
     } finally {
       client.close();
     }
+  });
+});
+
+describe('item 9: gRPC health and server reflection on the router port', () => {
+  const load = (file: string) =>
+    grpc.loadPackageDefinition(
+      protoLoader.loadSync(join(ROOT, 'node_modules', file), { enums: String }),
+    ) as any;
+
+  it('answers grpc.health.v1.Health/Check SERVING for the server and mesh.v1.Predictor', async () => {
+    const { grpc: g } = load('grpc-health-check/proto/health/v1/health.proto');
+    const client = new g.health.v1.Health(mesh.grpcAddress, grpc.credentials.createInsecure());
+    try {
+      for (const service of ['', 'mesh.v1.Predictor']) {
+        const r = await grpcCall(client, 'Check', { service });
+        expect(r.error).toBeUndefined();
+        expect(r.response.status).toBe('SERVING');
+      }
+      const unknown = await grpcCall(client, 'Check', { service: 'nope.Service' });
+      expect(unknown.error?.code).toBe(5);
+    } finally {
+      client.close();
+    }
+  });
+
+  it('lists and describes the services through grpc.reflection.v1', async () => {
+    const { grpc: g } = load('@grpc/reflection/build/proto/grpc/reflection/v1/reflection.proto');
+    const client = new g.reflection.v1.ServerReflection(
+      mesh.grpcAddress,
+      grpc.credentials.createInsecure(),
+    );
+    try {
+      const ask = (req: object) =>
+        new Promise<any>((resolve, reject) => {
+          const stream = client.ServerReflectionInfo();
+          stream.on('data', (d: any) => {
+            resolve(d);
+            stream.end();
+          });
+          stream.on('error', reject);
+          stream.write(req);
+        });
+      const list = await ask({ listServices: '' });
+      const names = (list.listServicesResponse.service as { name: string }[]).map((s) => s.name);
+      expect(names).toEqual(expect.arrayContaining(['mesh.v1.Predictor', 'grpc.health.v1.Health']));
+      const file = await ask({ fileContainingSymbol: 'mesh.v1.Predictor' });
+      expect(file.fileDescriptorResponse.fileDescriptorProto.length).toBeGreaterThan(0);
+    } finally {
+      client.close();
+    }
+  });
+});
+
+describe('item 10: one access-log line per request', () => {
+  const accessLine = (id: string) =>
+    pollUntil(
+      () =>
+        mesh.router.logs
+          .filter((l) => l.includes('"access"') && l.includes(id))
+          .map((l) => JSON.parse(l) as Record<string, unknown>)[0],
+      { timeoutMs: 10_000, what: `access line of ${id}` },
+    );
+
+  it('logs request id, tenant, task, model, version, status and latency over HTTP and gRPC', async () => {
+    const ok = await call(mesh.http, 'POST', '/v1/predict', {
+      key: ALL_KEY,
+      body: { task: 'qt-v2', text: '为什么' },
+      headers: { 'x-request-id': 'edge-access-http' },
+    });
+    expect(ok.status).toBe(200);
+    expect(await accessLine('edge-access-http')).toMatchObject({
+      event: 'access',
+      requestId: 'edge-access-http',
+      transport: 'http',
+      method: 'POST /v1/predict',
+      tenant: 'edge-all',
+      task: 'qt-v2',
+      model: 'question-type-zh',
+      version: 2,
+      status: 200,
+      latencyMs: expect.any(Number),
+    });
+    await call(mesh.http, 'POST', '/v1/predict', {
+      key: ALL_KEY,
+      body: { task: 'no-such', text: 'x' },
+      headers: { 'x-request-id': 'edge-access-404' },
+    });
+    expect(await accessLine('edge-access-404')).toMatchObject({ status: 404, task: 'no-such' });
+    const client = predictorClient(mesh.grpcAddress);
+    try {
+      const g = await grpcCall(
+        client,
+        'Predict',
+        { task: 'qt-v2', text: '为什么' },
+        { authorization: `Bearer ${ALL_KEY}`, 'x-request-id': 'edge-access-grpc' },
+      );
+      expect(g.error).toBeUndefined();
+    } finally {
+      client.close();
+    }
+    expect(await accessLine('edge-access-grpc')).toMatchObject({
+      transport: 'grpc',
+      method: 'Predict',
+      tenant: 'edge-all',
+      model: 'question-type-zh',
+      version: 2,
+      status: 0,
+    });
+    const lines = mesh.router.logs.filter((l) => l.includes('edge-access-http'));
+    expect(lines.filter((l) => l.includes('"access"'))).toHaveLength(1);
   });
 });

@@ -14,8 +14,9 @@ import { HttpErrorFilter } from './http/http-error.filter';
 import { installJsonBodyParser } from './http/json-body.parser';
 import { RouteMethodIndex } from './http/route-methods.index';
 import { buildRouterOpenApi } from './openapi/router.openapi';
-import { installRequestIdHook } from './http/request-id.hook';
 import { NDJSON } from './jobs/jobs.controller';
+import { installAccessLogHook, installRequestIdHook } from './http/request-id.hook';
+import { AccessLog } from './core/access.log';
 import { loadRouterConfig, type RouterConfig } from './router.config';
 import { RouterModule } from './router.module';
 
@@ -54,6 +55,7 @@ function configureHttp(app: NestFastifyApplication, logger: Logger): void {
   const filter = new HttpErrorFilter(logger, routes);
   app.useGlobalFilters(filter);
   installRequestIdHook(fastify);
+  installAccessLogHook(fastify, app.get(AccessLog));
   installJsonBodyParser(fastify);
   // NDJSON job uploads reach the handler as the raw stream: the job parser enforces its own
   // byte and item caps while storing, so the body is never held in memory.

@@ -42,6 +42,12 @@ const routerEnv = {
     .min(0, 'must be at least 0')
     .max(4096, 'must be at most 4096')
     .default(0),
+  /** Share (0-1) of successful requests written to the access log; errors are always written. */
+  ROUTER_ACCESS_LOG_SAMPLE: z.coerce
+    .number({ invalid_type_error: 'must be a number' })
+    .min(0, 'must be between 0 and 1')
+    .max(1, 'must be between 0 and 1')
+    .default(1),
   /** How often backends are asked which models/versions are ready and what they serve. */
   ROUTER_DISCOVERY_INTERVAL_MS: positiveInt(2000),
   ...jobsEnv,

@@ -31,6 +31,7 @@ import type { Registry } from 'prom-client';
 import { AdminKeyGuard } from './admin/admin-key.guard';
 import { AdminController } from './admin/admin.controller';
 import { AdminService } from './admin/admin.service';
+import { AccessLog } from './core/access.log';
 import { AdmissionService } from './core/admission.service';
 import { CallerService } from './core/caller.service';
 import { PredictService } from './core/predict.service';
@@ -77,6 +78,10 @@ export class RouterModule implements OnApplicationShutdown {
       ],
       providers: [
         { provide: LOGGER, useValue: logger },
+        {
+          provide: AccessLog,
+          useFactory: () => new AccessLog(logger, config.ROUTER_ACCESS_LOG_SAMPLE),
+        },
         { provide: VersionCatalog, useValue: catalog },
         { provide: REDIS, useFactory: () => createRedisClient(config.REDIS_URL, 'router') },
         { provide: METRICS_REGISTRY, useValue: createMetricsRegistry('router') },

@@ -96,12 +96,15 @@ export class PredictService {
     let model = '';
     let version = '';
     let outcome = 'ok';
+    ctx.served = { tenant: tenant.name, task };
     try {
       const release = await this.admission.admit(tenant);
       try {
         const chosen = this.selector.select(tenant, task, ctx.stickyKey, inputs);
         model = chosen.version.model;
         version = String(chosen.version.version);
+        ctx.served.model = model;
+        ctx.served.version = chosen.version.version;
         this.metrics.stage('queue', model, chosen.version.version, sinceSeconds(ctx.receivedAt));
         const result = await body(chosen);
         return { ...result, latencyMs: round(performance.now() - ctx.receivedAt) };

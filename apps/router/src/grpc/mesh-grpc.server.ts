@@ -1,18 +1,30 @@
 import { Server, ServerCredentials } from '@grpc/grpc-js';
+import { loadSync } from '@grpc/proto-loader';
+import { ReflectionService } from '@grpc/reflection';
 import { ServerGrpc, type GrpcOptions } from '@nestjs/microservices';
+import { HealthImplementation, protoPath as healthProtoPath } from 'grpc-health-check';
 
 type Options = Required<GrpcOptions>['options'];
 
+/** Services the standard health check reports on ('' is the whole server). */
+const HEALTH_SERVICES = ['', 'mesh.v1.Predictor'];
+
 /**
- * Nest's gRPC transport, except that it keeps the port bindAsync resolved: with port 0
- * (tests, `npm run up`) the stock server binds a free port but never tells anyone which.
+ * Nest's gRPC transport, except that it keeps the port bindAsync resolved (with port 0 the
+ * stock server binds a free port but never tells anyone which), takes server credentials
+ * (TLS), and also serves `grpc.health.v1.Health` and server reflection (v1 and v1alpha) for
+ * the Predictor service, so grpcurl, grpc_health_probe and Kubernetes gRPC probes work.
  */
 export class MeshGrpcServer extends ServerGrpc {
   private port = 0;
+  private readonly health = new HealthImplementation(
+    Object.fromEntries(HEALTH_SERVICES.map((s) => [s, 'NOT_SERVING' as const])),
+  );
 
   constructor(
     private readonly meshOptions: Options,
     private readonly maxMessageBytes: number,
+    private readonly credentials: ServerCredentials = ServerCredentials.createInsecure(),
   ) {
     super(meshOptions);
   }
@@ -23,14 +35,24 @@ export class MeshGrpcServer extends ServerGrpc {
       'grpc.max_send_message_length': this.maxMessageBytes,
       'grpc.max_receive_message_length': this.maxMessageBytes,
     });
+    this.health.addToServer(server);
+    const protoPaths = [this.meshOptions.protoPath ?? []].flat();
+    const described = loadSync([...protoPaths, healthProtoPath], this.meshOptions.loader ?? {});
+    new ReflectionService(described).addToServer(server);
     this.port = await new Promise<number>((resolve, reject) =>
-      server.bindAsync(
-        this.meshOptions.url ?? '127.0.0.1:50051',
-        ServerCredentials.createInsecure(),
-        (err, port) => (err ? reject(err) : resolve(port)),
+      server.bindAsync(this.meshOptions.url ?? '127.0.0.1:50051', this.credentials, (err, port) =>
+        err ? reject(err) : resolve(port),
       ),
     );
     return server;
+  }
+
+  /** SERVING once Nest has registered the handlers and the server listens. */
+  override listen(callback: (err?: unknown, ...optionalParams: unknown[]) => void): Promise<void> {
+    return super.listen((err?: unknown, ...rest: unknown[]) => {
+      if (!err) for (const s of HEALTH_SERVICES) this.health.setStatus(s, 'SERVING');
+      callback(err, ...rest);
+    });
   }
 
   /**
@@ -40,6 +62,7 @@ export class MeshGrpcServer extends ServerGrpc {
   override async close(drainMs = 5000): Promise<void> {
     const server = this.grpcClient as Server | undefined;
     if (!server) return;
+    for (const s of HEALTH_SERVICES) this.health.setStatus(s, 'NOT_SERVING');
     await new Promise<void>((resolve) => {
       const timer = setTimeout(() => {
         server.forceShutdown();

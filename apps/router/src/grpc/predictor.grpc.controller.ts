@@ -1,7 +1,10 @@
 import { Metadata, type ServerUnaryCall } from '@grpc/grpc-js';
 import { Controller, UseFilters } from '@nestjs/common';
 import { GrpcMethod } from '@nestjs/microservices';
+import { performance } from 'node:perf_hooks';
+import { AccessLog } from '../core/access.log';
 import { CallerService } from '../core/caller.service';
+import { describeError } from '../errors/error-view';
 import type { CallContext, Prediction } from '../core/predict.commands';
 import { PredictService } from '../core/predict.service';
 import { TasksService } from '../core/tasks.service';
@@ -37,6 +40,7 @@ export class PredictorGrpcController {
     private readonly callers: CallerService,
     private readonly predictor: PredictService,
     private readonly tasks: TasksService,
+    private readonly accessLog: AccessLog,
   ) {}
 
   @GrpcMethod('Predictor', 'Predict')
@@ -45,15 +49,17 @@ export class PredictorGrpcController {
     md: Metadata,
     call: ServerUnaryCall<unknown, unknown>,
   ): Promise<object> {
-    const ctx = contextOf(md, call);
-    const tenant = this.callers.authenticate(ctx);
-    const r = await this.predictor.predict(ctx, tenant, parseRequest(predictSchema, singleOf(req)));
-    return {
-      model: r.model,
-      version: r.version,
-      prediction: predictionMsg(r.prediction),
-      latencyMs: r.latencyMs,
-    };
+    return this.logged('Predict', md, call, async (ctx) => {
+      const tenant = this.callers.authenticate(ctx);
+      const cmd = parseRequest(predictSchema, singleOf(req));
+      const r = await this.predictor.predict(ctx, tenant, cmd);
+      return {
+        model: r.model,
+        version: r.version,
+        prediction: predictionMsg(r.prediction),
+        latencyMs: r.latencyMs,
+      };
+    });
   }
 
   @GrpcMethod('Predictor', 'PredictBatch')
@@ -62,19 +68,20 @@ export class PredictorGrpcController {
     md: Metadata,
     call: ServerUnaryCall<unknown, unknown>,
   ): Promise<object> {
-    const ctx = contextOf(md, call);
-    const tenant = this.callers.authenticate(ctx);
-    const cmd = parseRequest(predictBatchSchema, {
-      task: orUndefined(req.task),
-      texts: req.texts ?? [],
+    return this.logged('PredictBatch', md, call, async (ctx) => {
+      const tenant = this.callers.authenticate(ctx);
+      const cmd = parseRequest(predictBatchSchema, {
+        task: orUndefined(req.task),
+        texts: req.texts ?? [],
+      });
+      const r = await this.predictor.predictBatch(ctx, tenant, cmd);
+      return {
+        model: r.model,
+        version: r.version,
+        results: r.results.map(predictionMsg),
+        latencyMs: r.latencyMs,
+      };
     });
-    const r = await this.predictor.predictBatch(ctx, tenant, cmd);
-    return {
-      model: r.model,
-      version: r.version,
-      results: r.results.map(predictionMsg),
-      latencyMs: r.latencyMs,
-    };
   }
 
   @GrpcMethod('Predictor', 'Tokenize')
@@ -83,15 +90,46 @@ export class PredictorGrpcController {
     md: Metadata,
     call: ServerUnaryCall<unknown, unknown>,
   ): Promise<object> {
-    const ctx = contextOf(md, call);
-    const tenant = this.callers.authenticate(ctx);
-    return this.predictor.tokenize(ctx, tenant, parseRequest(tokenizeSchema, singleOf(req)));
+    return this.logged('Tokenize', md, call, async (ctx) => {
+      const tenant = this.callers.authenticate(ctx);
+      return this.predictor.tokenize(ctx, tenant, parseRequest(tokenizeSchema, singleOf(req)));
+    });
   }
 
   @GrpcMethod('Predictor', 'ListTasks')
-  listTasks(_req: object, md: Metadata, call: ServerUnaryCall<unknown, unknown>): object {
+  listTasks(_req: object, md: Metadata, call: ServerUnaryCall<unknown, unknown>): Promise<object> {
+    return this.logged('ListTasks', md, call, (ctx) => {
+      const tenant = this.callers.authenticate(ctx);
+      ctx.served = { tenant: tenant.name };
+      return Promise.resolve({ tasks: this.tasks.list(tenant) });
+    });
+  }
+
+  /** Runs one call and writes its access-log line with the gRPC status it ends with. */
+  private async logged<T>(
+    method: string,
+    md: Metadata,
+    call: ServerUnaryCall<unknown, unknown>,
+    handle: (ctx: CallContext) => Promise<T>,
+  ): Promise<T> {
     const ctx = contextOf(md, call);
-    return { tasks: this.tasks.list(this.callers.authenticate(ctx)) };
+    let status = 0;
+    try {
+      return await handle(ctx);
+    } catch (err: unknown) {
+      status = describeError(err).mapping.grpc;
+      throw err;
+    } finally {
+      this.accessLog.record({
+        requestId: ctx.requestId,
+        transport: 'grpc',
+        method,
+        ...ctx.served,
+        status,
+        failed: status !== 0,
+        latencyMs: Math.round((performance.now() - ctx.receivedAt) * 1000) / 1000,
+      });
+    }
   }
 }
 

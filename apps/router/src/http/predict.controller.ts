@@ -1,4 +1,4 @@
-import { Body, Controller, Get, Headers, HttpCode, Post, Req } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Post, Req } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
 import { CallerService } from '../core/caller.service';
 import type {
@@ -54,14 +54,18 @@ export class PredictController {
   }
 
   @Get('tasks')
-  listTasks(@Headers('authorization') authorization: string | undefined): object {
-    const tenant = this.callers.authenticateHeader(authorization);
+  listTasks(@Req() req: FastifyRequest): object {
+    const ctx = contextOf(req);
+    const tenant = this.callers.authenticate(ctx);
+    ctx.served = { tenant: tenant.name };
     return { tasks: this.tasks.list(tenant) };
   }
 }
 
 function contextOf(req: FastifyRequest): CallContext {
-  return callContext('http', (name) => req.headers[name], req.meshReceivedAt);
+  const ctx = callContext('http', (name) => req.headers[name], req.meshReceivedAt);
+  req.meshCall = ctx;
+  return ctx;
 }
 
 /** The JSON shape of one prediction: classification fields or an embedding. */

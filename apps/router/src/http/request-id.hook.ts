@@ -1,11 +1,15 @@
 import { performance } from 'node:perf_hooks';
 import type { FastifyInstance } from 'fastify';
+import type { AccessLog } from '../core/access.log';
+import type { CallContext } from '../core/predict.commands';
 import { requestIdFrom } from './call-context';
 
 declare module 'fastify' {
   interface FastifyRequest {
     /** `performance.now()` when the request arrived, for queue time and latencyMs. */
     meshReceivedAt?: number;
+    /** The call's context once a handler built it (tenant, task, model, version served). */
+    meshCall?: CallContext;
   }
 }
 
@@ -19,6 +23,25 @@ export function installRequestIdHook(fastify: FastifyInstance): void {
     const id = requestIdFrom(request.headers['x-request-id']);
     request.headers['x-request-id'] = id;
     void reply.header('x-request-id', id);
+    done();
+  });
+}
+
+/** One access-log line per API request (`/v1/...`), after the answer went out. */
+export function installAccessLogHook(fastify: FastifyInstance, log: AccessLog): void {
+  fastify.addHook('onResponse', (request, reply, done) => {
+    if (request.url.startsWith('/v1/')) {
+      const status = reply.statusCode;
+      log.record({
+        requestId: String(request.headers['x-request-id']),
+        transport: 'http',
+        method: `${request.method} ${request.routeOptions.url ?? request.url.split('?')[0]}`,
+        ...request.meshCall?.served,
+        status,
+        failed: status >= 400,
+        latencyMs: Math.round((performance.now() - (request.meshReceivedAt ?? 0)) * 1000) / 1000,
+      });
+    }
     done();
   });
 }

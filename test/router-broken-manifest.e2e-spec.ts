@@ -76,7 +76,9 @@ beforeAll(async () => {
             { version: 2, weight: 50 },
           ]
         : [{ version, weight: 1 }];
-    expect((await admin('/routes', { tenant: 'broken', task, model, versions })).status).toBe(200);
+    // Forced: a route to a version whose manifest fails is refused (422) without it.
+    const path = '/routes?force=true';
+    expect((await admin(path, { tenant: 'broken', task, model, versions })).status).toBe(200);
   }
 }, 120_000);
 

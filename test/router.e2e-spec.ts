@@ -353,7 +353,8 @@ describe('errors', () => {
   });
 
   it('503 naming the reason for a version no backend serves, and nothing is sent', async () => {
-    await admin('PUT', '/routes', {
+    // Pre-staged with force: the repository has no version 9 (without force: 422).
+    await admin('PUT', '/routes?force=true', {
       tenant: 'e2e-all',
       task: 'ghost',
       model: 'intent-zh',

@@ -64,6 +64,17 @@ const routerEnv = {
   JOBS_DEFAULT_MAX_CONCURRENT_JOBS: positiveInt(10),
   /** How often open result and event streams look for progress. */
   JOBS_STREAM_POLL_MS: positiveInt(250),
+  /** This router's id in heartbeats; default `<hostname>-<pid>-<random>`. */
+  ROUTER_ID: z
+    .string()
+    .regex(/^[A-Za-z0-9._:-]{1,128}$/, 'must be 1-128 of A-Z a-z 0-9 . _ : -')
+    .optional(),
+  /** How often the routable-set heartbeat is published (its TTL is 3 periods, at least 3 s). */
+  ROUTER_HEARTBEAT_INTERVAL_MS: positiveInt(1000),
+  /** Length of one traffic-signal bucket in Redis (readers use the same). */
+  ROUTER_SIGNAL_BUCKET_MS: positiveInt(5000),
+  /** How often in-memory traffic signals are written to Redis. */
+  ROUTER_SIGNAL_FLUSH_MS: positiveInt(1000),
 };
 
 export type RouterConfig = ReturnType<typeof loadRouterConfig>;

@@ -5,13 +5,23 @@ import {
   type RoutingTableCache,
   type RoutingTableRepository,
 } from '@mesh/routing';
+import type { TrafficSignalRecorder } from '@mesh/routing';
 import type { Logger } from 'pino';
+import type { HeartbeatPublisher } from './core/heartbeat.publisher';
 import type { RouterConfig } from './router.config';
+
+/** What the router shares with rollouts and dashboards through Redis. */
+export interface RouterSignals {
+  heartbeat: HeartbeatPublisher;
+  recorder: TrafficSignalRecorder;
+}
 
 /**
  * Start and stop order of the router's long-lived work: seed the routing table if Redis has
  * none (atomic, so routers starting together do not race), subscribe to route changes, start
- * backend discovery; on shutdown stop discovery, then the subscription (Redis closes last).
+ * backend discovery (one loop: backends, repository, verification), then the heartbeat and the
+signal flusher; on shutdown remove the heartbeat, stop discovery and the subscription, and
+write the last signals (Redis closes last).
  */
 export class RouterLifecycle implements OnApplicationBootstrap, OnApplicationShutdown {
   constructor(
@@ -21,12 +31,18 @@ export class RouterLifecycle implements OnApplicationBootstrap, OnApplicationShu
     private readonly routes: RoutingTableCache,
     private readonly backends: KServeBackends,
     private readonly catalog: VersionCatalog,
+    private readonly signals: RouterSignals,
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
     await this.seedIfAbsent();
     await this.routes.start();
-    await this.backends.start(this.catalog.all());
+    await this.backends.start(this.catalog);
+    this.signals.recorder.start();
+    await this.signals.heartbeat.start();
+    // A rollout waits on heartbeats: publish at once when the table or the routable set moves.
+    this.routes.onChange(() => void this.signals.heartbeat.publish());
+    this.backends.onChange(() => void this.signals.heartbeat.publish());
     const table = this.routes.current();
     this.logger.info(
       {
@@ -40,8 +56,10 @@ export class RouterLifecycle implements OnApplicationBootstrap, OnApplicationShu
   }
 
   async onApplicationShutdown(): Promise<void> {
+    await this.signals.heartbeat.close();
     await this.backends.close();
     await this.routes.close();
+    await this.signals.recorder.close();
   }
 
   /** An invalid seed file refuses boot with the list of problems (RoutingValidationError). */

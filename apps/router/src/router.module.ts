@@ -1,3 +1,5 @@
+import { randomBytes } from 'node:crypto';
+import { hostname } from 'node:os';
 import {
   type DynamicModule,
   Inject,
@@ -12,8 +14,11 @@ import {
   AdminAuthenticator,
   InFlightLimiter,
   RoutingTableCache,
+  RouteEditValidator,
+  RouterHeartbeatRepository,
   RoutingTableRepository,
   TenantAuthenticator,
+  TrafficSignalRecorder,
   TenantRateLimiter,
   WeightedVersionPicker,
 } from '@mesh/routing';
@@ -32,14 +37,17 @@ import { AdminKeyGuard } from './admin/admin-key.guard';
 import { AdminController } from './admin/admin.controller';
 import { AdminService } from './admin/admin.service';
 import { AccessLog } from './core/access.log';
+import { RouteEditChecker } from './admin/route-edit.checker';
 import { AdmissionService } from './core/admission.service';
 import { CallerService } from './core/caller.service';
+import { HeartbeatPublisher } from './core/heartbeat.publisher';
 import { PredictService } from './core/predict.service';
 import { ResponseCacheRegistry } from './core/response-cache.registry';
 import { RouteSelector } from './core/route.selector';
 import { RouterMetrics } from './core/router.metrics';
 import { ShadowMirror } from './core/shadow.mirror';
 import { TasksService } from './core/tasks.service';
+import { VersionTraffic } from './core/version.traffic';
 import { GrpcErrorFilter } from './grpc/grpc-error.filter';
 import { JobQueryService } from './jobs/job-query.service';
 import { JobSubmissionService } from './jobs/job-submission.service';
@@ -55,6 +63,10 @@ import { BackendReadyCheck, RoutesLoadedCheck } from './router.readiness';
 import { ADMIN_AUTHENTICATOR, LOGGER, REDIS } from './router.tokens';
 
 const DEFAULT_CACHE_ENTRIES = 10_000;
+
+function defaultRouterId(): string {
+  return `${hostname()}-${process.pid}-${randomBytes(3).toString('hex')}`;
+}
 
 /** The router: tenants, routing, admission, preprocessing and inference over KServe v2. */
 @Module({})
@@ -87,8 +99,52 @@ export class RouterModule implements OnApplicationShutdown {
         { provide: METRICS_REGISTRY, useValue: createMetricsRegistry('router') },
         {
           provide: RouterMetrics,
-          inject: [METRICS_REGISTRY],
-          useFactory: (registry: Registry) => new RouterMetrics(registry),
+          inject: [METRICS_REGISTRY, VersionTraffic],
+          useFactory: (registry: Registry, traffic: VersionTraffic) =>
+            new RouterMetrics(registry, traffic),
+        },
+        {
+          provide: TrafficSignalRecorder,
+          inject: [REDIS],
+          useFactory: (redis: Redis) =>
+            new TrafficSignalRecorder(redis, {
+              keyPrefix: config.REDIS_KEY_PREFIX,
+              bucketMs: config.ROUTER_SIGNAL_BUCKET_MS,
+              flushIntervalMs: config.ROUTER_SIGNAL_FLUSH_MS,
+              onFlushError: (err) => logger.warn({ err }, 'traffic signal flush failed'),
+            }),
+        },
+        {
+          provide: VersionTraffic,
+          inject: [TrafficSignalRecorder],
+          useFactory: (recorder: TrafficSignalRecorder) => new VersionTraffic(recorder),
+        },
+        {
+          provide: HeartbeatPublisher,
+          inject: [REDIS, RoutingTableCache, VersionCatalog, KServeBackends, VersionTraffic],
+          useFactory: (
+            redis: Redis,
+            routes: RoutingTableCache,
+            cat: VersionCatalog,
+            backends: KServeBackends,
+            traffic: VersionTraffic,
+          ) =>
+            new HeartbeatPublisher(
+              new RouterHeartbeatRepository(redis, { keyPrefix: config.REDIS_KEY_PREFIX }),
+              routes,
+              cat,
+              backends,
+              traffic,
+              logger,
+              {
+                routerId: config.ROUTER_ID ?? defaultRouterId(),
+                intervalMs: config.ROUTER_HEARTBEAT_INTERVAL_MS,
+                ttlSeconds: Math.max(
+                  3,
+                  Math.ceil((3 * config.ROUTER_HEARTBEAT_INTERVAL_MS) / 1000),
+                ),
+              },
+            ),
         },
         {
           provide: RoutingTableRepository,
@@ -168,12 +224,30 @@ export class RouterModule implements OnApplicationShutdown {
         },
         {
           provide: AdminService,
-          inject: [RoutingTableRepository, RoutingTableCache, RouteSelector],
-          useFactory: (repo: RoutingTableRepository, routes: RoutingTableCache, s: RouteSelector) =>
+          inject: [
+            RoutingTableRepository,
+            RoutingTableCache,
+            RouteSelector,
+            VersionCatalog,
+            KServeBackends,
+          ],
+          useFactory: (
+            repo: RoutingTableRepository,
+            routes: RoutingTableCache,
+            s: RouteSelector,
+            cat: VersionCatalog,
+            backends: KServeBackends,
+          ) =>
             new AdminService(repo, routes, s, {
               meshConfigFile: config.MESH_CONFIG,
               actor: config.ADMIN_ACTOR,
               logger,
+              checker: new RouteEditChecker(
+                new RouteEditValidator(config.MODEL_REPOSITORY),
+                cat,
+                backends,
+                s,
+              ),
             }),
         },
         {
@@ -187,13 +261,26 @@ export class RouterModule implements OnApplicationShutdown {
         },
         {
           provide: RouterLifecycle,
-          inject: [RoutingTableRepository, RoutingTableCache, KServeBackends, VersionCatalog],
+          inject: [
+            RoutingTableRepository,
+            RoutingTableCache,
+            KServeBackends,
+            VersionCatalog,
+            HeartbeatPublisher,
+            TrafficSignalRecorder,
+          ],
           useFactory: (
             repo: RoutingTableRepository,
             routes: RoutingTableCache,
             backends: KServeBackends,
             cat: VersionCatalog,
-          ) => new RouterLifecycle(config, logger, repo, routes, backends, cat),
+            heartbeat: HeartbeatPublisher,
+            recorder: TrafficSignalRecorder,
+          ) =>
+            new RouterLifecycle(config, logger, repo, routes, backends, cat, {
+              heartbeat,
+              recorder,
+            }),
         },
         AdminKeyGuard,
         ...jobProviders(config),

@@ -1,4 +1,4 @@
-import { KServeBackendPool, type ModelConfigMessage } from '@mesh/kserve';
+import { KServeBackendPool, type ModelConfigMessage, type ReadyModel } from '@mesh/kserve';
 import { batchTensors, type EncodedBatch, type OutputTensor } from '@mesh/preprocessing';
 import { NoRoutableVersionError } from '@mesh/routing';
 import type { Logger } from 'pino';
@@ -7,6 +7,7 @@ import type { InferenceGateway, InferenceMeta } from './inference.gateway';
 import { BadBackendResponseError } from './inference.errors';
 import { shaMismatch } from './model-sha.verifier';
 import type { ServableVersion } from './servable-version';
+import type { VersionCatalog } from './version.catalog';
 
 /** Where the backends are and how often to look at them. */
 export interface KServeBackendsOptions {
@@ -36,10 +37,14 @@ interface Verification {
  */
 export class KServeBackends implements BackendDirectory, InferenceGateway {
   private readonly pool: KServeBackendPool;
-  private versions: readonly ServableVersion[] = [];
+  private versions: () => readonly ServableVersion[] = () => [];
+  private catalog?: VersionCatalog;
   private state = new Map<string, Verification>();
+  private configs = new Map<string, { signature: string; config: ModelConfigMessage | string }>();
+  private readonly listeners: (() => void)[] = [];
   private timer?: NodeJS.Timeout;
   private round?: Promise<void>;
+  private stopped = true;
 
   constructor(
     private readonly options: KServeBackendsOptions,
@@ -54,19 +59,47 @@ export class KServeBackends implements BackendDirectory, InferenceGateway {
     });
   }
 
-  /** First discovery and verification, then both on the discovery interval. */
-  async start(versions: readonly ServableVersion[]): Promise<void> {
-    this.versions = versions;
-    await this.pool.start();
+  /**
+   * First discovery and verification, then one loop on the discovery interval: backend health
+   * and model discovery, a re-read of the repository when a catalog is given (new, changed and
+   * removed version directories), then verification — whose ModelConfig calls are repeated
+   * only for a (backend, model) whose READY versions or catalog entry changed.
+   */
+  async start(versions: readonly ServableVersion[] | VersionCatalog): Promise<void> {
+    if (Array.isArray(versions)) {
+      const fixed: readonly ServableVersion[] = versions;
+      this.versions = () => fixed;
+    } else {
+      const catalog = versions as VersionCatalog;
+      this.catalog = catalog;
+      this.versions = () => catalog.all();
+    }
+    this.stopped = false;
+    await this.pool.refresh();
     await this.verify();
-    this.timer = setInterval(() => void this.verify(), this.options.discoveryIntervalMs);
-    this.timer.unref();
+    this.schedule();
   }
 
   async close(): Promise<void> {
-    clearInterval(this.timer);
+    this.stopped = true;
+    clearTimeout(this.timer);
     await this.round;
     await this.pool.close();
+  }
+
+  /** Runs one discovery round now (e.g. before checking an admin edit); rounds never overlap. */
+  discover(): Promise<void> {
+    this.round ??= this.discoverOnce()
+      .catch((err: unknown) => this.logger.warn({ err }, 'backend discovery failed'))
+      .finally(() => {
+        this.round = undefined;
+      });
+    return this.round;
+  }
+
+  /** Called after each round whose verification changed what is routable. */
+  onChange(listener: () => void): void {
+    this.listeners.push(listener);
   }
 
   unroutableReason(version: ServableVersion): string | undefined {
@@ -111,29 +144,38 @@ export class KServeBackends implements BackendDirectory, InferenceGateway {
     return { shape: out.shape, data: out.data };
   }
 
-  /** One verification round; rounds never overlap. */
+  private schedule(): void {
+    if (this.stopped) return;
+    this.timer = setTimeout(() => {
+      void this.discover().finally(() => this.schedule());
+    }, this.options.discoveryIntervalMs);
+    this.timer.unref();
+  }
+
+  private async discoverOnce(): Promise<void> {
+    await this.pool.refresh();
+    if (this.catalog) await this.catalog.refresh();
+    await this.verifyOnce();
+  }
+
   private verify(): Promise<void> {
-    this.round ??= this.verifyOnce()
-      .catch((err: unknown) => this.logger.warn({ err }, 'backend verification failed'))
-      .finally(() => {
-        this.round = undefined;
-      });
-    return this.round;
+    return this.verifyOnce().catch((err: unknown) =>
+      this.logger.warn({ err }, 'backend verification failed'),
+    );
   }
 
   private async verifyOnce(): Promise<void> {
-    const ready = new Map(
-      this.pool.readyModels().map((r) => [`${r.model}@${r.version}`, r.backends]),
-    );
-    const configs = new Map<string, ModelConfigMessage | string>();
+    const readyModels = this.pool.readyModels();
+    const ready = new Map(readyModels.map((r) => [`${r.model}@${r.version}`, r.backends]));
+    const signatures = readySignatures(readyModels, this.catalog?.generation ?? 0);
     const next = new Map<string, Verification>();
-    for (const v of this.versions) {
+    for (const v of this.versions()) {
       const backends = ready.get(`${v.model}@${v.version}`) ?? [];
       if (backends.length === 0) continue;
       const verified: string[] = [];
       const reasons: string[] = [];
       for (const backend of backends) {
-        const config = await this.configOf(configs, backend, v.model);
+        const config = await this.configOf(signatures, backend, v.model);
         const problem =
           typeof config === 'string'
             ? config
@@ -143,35 +185,47 @@ export class KServeBackends implements BackendDirectory, InferenceGateway {
       }
       next.set(key(v.model, v.version), { verified, reason: reasons.join('; ') });
     }
-    this.report(next);
+    const changed = this.report(next);
     this.state = next;
+    // Configs of models no backend serves any more are dropped.
+    for (const k of this.configs.keys()) if (!signatures.has(k)) this.configs.delete(k);
+    if (changed) for (const listener of this.listeners) listener();
   }
 
+  /**
+   * A backend's ModelConfig of a model, fetched again only when the versions it reports READY
+   * for that model (or the catalog) changed since the last fetch, or that fetch failed.
+   */
   private async configOf(
-    cache: Map<string, ModelConfigMessage | string>,
+    signatures: ReadonlyMap<string, string>,
     backend: string,
     model: string,
   ): Promise<ModelConfigMessage | string> {
     const k = `${backend}\u0000${model}`;
-    let config = cache.get(k);
-    if (config === undefined) {
-      config = await this.pool
-        .modelConfig(model, { backend, deadlineMs: 2000 })
-        .catch(
-          (err: unknown) =>
-            `backend ${backend}: ModelConfig of ${model} failed: ${(err as Error).message}`,
-        );
-      cache.set(k, config);
+    const signature = signatures.get(k) ?? '';
+    const cached = this.configs.get(k);
+    if (cached && cached.signature === signature && typeof cached.config !== 'string') {
+      return cached.config;
     }
+    const config = await this.pool
+      .modelConfig(model, { backend, deadlineMs: 2000 })
+      .catch(
+        (err: unknown) =>
+          `backend ${backend}: ModelConfig of ${model} failed: ${(err as Error).message}`,
+      );
+    this.configs.set(k, { signature, config });
     return config;
   }
 
-  /** Logs each change of routability once, not every round. */
-  private report(next: Map<string, Verification>): void {
+  /** Logs each change of routability once, not every round; true when anything changed. */
+  private report(next: Map<string, Verification>): boolean {
+    let changed = false;
+    for (const k of this.state.keys()) if (!next.has(k)) changed = true;
     for (const [k, v] of next) {
       const before = this.state.get(k);
       const was = (before?.verified.length ?? 0) > 0;
       const is = v.verified.length > 0;
+      if (was !== is || before?.reason !== v.reason) changed = true;
       if (was === is && before) continue;
       const [model, version] = k.split('\u0000');
       if (is)
@@ -185,9 +239,22 @@ export class KServeBackends implements BackendDirectory, InferenceGateway {
           'version unroutable',
         );
     }
+    return changed;
   }
 }
 
 function key(model: string, version: number): string {
   return `${model}\u0000${version}`;
+}
+
+/** Per (backend, model): the READY versions it reports plus the catalog generation. */
+function readySignatures(models: readonly ReadyModel[], generation: number): Map<string, string> {
+  const versions = new Map<string, string[]>();
+  for (const m of models) {
+    for (const backend of m.backends) {
+      const k = `${backend}\u0000${m.model}`;
+      versions.set(k, [...(versions.get(k) ?? []), m.version]);
+    }
+  }
+  return new Map([...versions].map(([k, v]) => [k, `${generation}:${v.sort().join(',')}`]));
 }

@@ -32,6 +32,7 @@ export {
   FencedWriteError,
   NoRoutableVersionError,
   RateLimitedError,
+  RouteEditRejectedError,
   RouteNotFoundError,
   RoutingEntryNotFoundError,
   RoutingError,
@@ -100,7 +101,13 @@ export {
 export {
   VERSION_ERROR_CODES,
   isVersionError,
+  versionErrors,
   type TrafficSignalQuery,
   type TrafficSignalSource,
   type VersionSignals,
 } from './traffic-signal.types';
+export {
+  RouteEditValidator,
+  type RouteProblem,
+  type RouteProblemCode,
+} from './route-edit.validator';

@@ -69,10 +69,9 @@ describe('PrometheusTrafficSignalSource (local fake Prometheus HTTP API)', () =>
     expect(built.windowSeconds).toBe(60);
     expect(built.time).toBe(1_800_000_060);
     expect(built.requests).toBe(`sum(increase(mesh_router_requests_total{${sel}}[60s]))`);
-    expect(built.errorsByClass).toContain(
-      `sum by (outcome) (increase(mesh_router_requests_total{${sel},outcome=~"`,
+    expect(built.errorsByClass).toBe(
+      `sum by (outcome) (increase(mesh_router_requests_total{${sel},outcome!="ok"}[60s]))`,
     );
-    expect(built.errorsByClass).toContain('BACKEND_UNAVAILABLE|');
     expect(built.p99).toBe(
       `histogram_quantile(0.99, sum by (le) (increase(mesh_router_request_duration_seconds_bucket{${sel},outcome="ok"}[60s])))`,
     );
@@ -89,6 +88,7 @@ describe('PrometheusTrafficSignalSource (local fake Prometheus HTTP API)', () =>
         return vector([
           { metric: { outcome: 'BACKEND_UNAVAILABLE' }, value: '4' },
           { metric: { outcome: 'BACKEND_TIMEOUT' }, value: '2' },
+          { metric: { outcome: 'TEXT_TOO_LONG' }, value: '5' },
         ]);
       if (query.startsWith('histogram_quantile(0.5,')) return vector([{ value: '0.004' }]);
       return vector([{ value: '0.25' }]);
@@ -97,7 +97,7 @@ describe('PrometheusTrafficSignalSource (local fake Prometheus HTTP API)', () =>
     expect(s).toEqual({
       requests: 120,
       errors: 6,
-      errorsByClass: { BACKEND_UNAVAILABLE: 4, BACKEND_TIMEOUT: 2 },
+      errorsByClass: { BACKEND_UNAVAILABLE: 4, BACKEND_TIMEOUT: 2, TEXT_TOO_LONG: 5 },
       errorRate: 6 / 120,
       ratePerSecond: 2,
       p50Ms: 4,

@@ -3,7 +3,7 @@ import type {
   TrafficSignalSource,
   VersionSignals,
 } from './traffic-signal.types';
-import { VERSION_ERROR_CODES } from './traffic-signal.types';
+import { versionErrors } from './traffic-signal.types';
 
 export interface PrometheusTrafficSignalSourceOptions {
   /** Prometheus base URL, e.g. `http://prometheus:9090`. */
@@ -51,7 +51,7 @@ export class PrometheusTrafficSignalSource implements TrafficSignalSource {
       const code = sample.metric.outcome ?? 'unknown';
       if (n > 0) errorsByClass[code] = (errorsByClass[code] ?? 0) + n;
     }
-    const errorCount = Object.values(errorsByClass).reduce((a, b) => a + b, 0);
+    const errorCount = versionErrors(errorsByClass);
     return {
       requests: total,
       errors: errorCount,
@@ -93,12 +93,11 @@ export function buildSignalQueries(q: TrafficSignalQuery): SignalQueries {
   if (q.version !== undefined) matchers.push(`version="${q.version}"`);
   const sel = matchers.join(',');
   const range = `[${windowSeconds}s]`;
-  const errorRe = [...VERSION_ERROR_CODES, 'GRPC_.*'].join('|');
   const quantile = (p: number) =>
     `histogram_quantile(${p}, sum by (le) (increase(${DURATION}{${sel},outcome="ok"}${range})))`;
   return {
     requests: `sum(increase(${REQUESTS}{${sel}}${range}))`,
-    errorsByClass: `sum by (outcome) (increase(${REQUESTS}{${sel},outcome=~"${errorRe}"}${range}))`,
+    errorsByClass: `sum by (outcome) (increase(${REQUESTS}{${sel},outcome!="ok"}${range}))`,
     p50: quantile(0.5),
     p99: quantile(0.99),
     time: q.toMs / 1000,

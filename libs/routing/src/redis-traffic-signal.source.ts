@@ -1,10 +1,11 @@
 import type { Redis } from 'ioredis';
 import { histogramQuantile, LATENCY_BOUNDS_MS } from './latency-histogram';
 import { parseSignalField, signalBucketKey } from './traffic-signal.keys';
-import type {
-  TrafficSignalQuery,
-  TrafficSignalSource,
-  VersionSignals,
+import {
+  versionErrors,
+  type TrafficSignalQuery,
+  type TrafficSignalSource,
+  type VersionSignals,
 } from './traffic-signal.types';
 
 export interface RedisTrafficSignalSourceOptions {
@@ -60,7 +61,7 @@ export class RedisTrafficSignalSource implements TrafficSignalSource {
         }
       }
     }
-    const errors = Object.values(errorsByClass).reduce((a, b) => a + b, 0);
+    const errors = versionErrors(errorsByClass);
     return {
       requests,
       errors,

@@ -141,3 +141,20 @@ export class FencedWriteError extends RoutingError {
     super(`write refused: fencing token ${token} no longer holds the leader lease`);
   }
 }
+
+/**
+ * A route edit names a model or version the repository cannot serve (422). `code` is the
+ * first problem's; `problems` lists all. Admin edits may override with `?force=true`.
+ */
+export class RouteEditRejectedError extends RoutingError {
+  readonly code: string;
+
+  constructor(readonly problems: readonly { code: string; path: string; message: string }[]) {
+    super(
+      problems.length === 1 && problems[0]
+        ? `route refused: ${problems[0].path}: ${problems[0].message}`
+        : `route refused: ${problems.map((p) => `${p.path}: ${p.message}`).join('; ')}`,
+    );
+    this.code = problems[0]?.code ?? 'INVALID_ROUTING_CONFIG';
+  }
+}

@@ -1,7 +1,6 @@
 import type { Redis } from 'ioredis';
 import { latencyBucket } from './latency-histogram';
 import { signalBucketKey, signalField } from './traffic-signal.keys';
-import { isVersionError } from './traffic-signal.types';
 
 export interface TrafficSignalRecorderOptions {
   /** `REDIS_KEY_PREFIX`. */
@@ -62,7 +61,7 @@ export class TrafficSignalRecorder {
     add(bucket, signalField(s.task, s.model, s.version, 'r'));
     if (s.outcome === 'ok') {
       add(bucket, signalField(s.task, s.model, s.version, `l:${latencyBucket(s.latencyMs)}`));
-    } else if (isVersionError(s.outcome)) {
+    } else {
       add(bucket, signalField(s.task, s.model, s.version, `e:${s.outcome}`));
     }
   }

@@ -1,8 +1,9 @@
 /** Traffic of one version (or task) over a window, across every router. */
 export interface VersionSignals {
   requests: number;
-  /** Requests the version failed (server-side error classes, see VERSION_ERROR_CODES). */
+  /** Requests the version failed: the server-side classes (VERSION_ERROR_CODES) of errorsByClass. */
   errors: number;
+  /** Every non-ok outcome by code, client mistakes (e.g. TEXT_TOO_LONG) included. */
   errorsByClass: Record<string, number>;
   /** errors / requests; 0 without requests. */
   errorRate: number;
@@ -47,4 +48,11 @@ export const VERSION_ERROR_CODES: readonly string[] = [
 
 export function isVersionError(outcome: string): boolean {
   return outcome !== 'ok' && (VERSION_ERROR_CODES.includes(outcome) || outcome.startsWith('GRPC_'));
+}
+
+/** Sum of the server-side classes of an errorsByClass map. */
+export function versionErrors(errorsByClass: Record<string, number>): number {
+  return Object.entries(errorsByClass)
+    .filter(([code]) => isVersionError(code))
+    .reduce((sum, [, n]) => sum + n, 0);
 }

@@ -68,7 +68,7 @@ describe('TrafficSignalRecorder + RedisTrafficSignalSource (real Redis)', () => 
     expect(other).toMatchObject({ requests: 0, errors: 0, errorRate: 0, p50Ms: null, p99Ms: null });
   });
 
-  it('client mistakes count as requests, not as the version’s errors', async () => {
+  it('client mistakes are listed by class but are not the version’s errors', async () => {
     const { recorder, source } = setup();
     const r = recorder();
     r.record(sample(1, 'TEXT_TOO_LONG'));
@@ -76,7 +76,11 @@ describe('TrafficSignalRecorder + RedisTrafficSignalSource (real Redis)', () => 
     r.record(sample(1, 'INTERNAL'));
     await r.close();
     const s = await source.read({ task: 'question-type', fromMs: T0, toMs: T0 + BUCKET });
-    expect(s).toMatchObject({ requests: 3, errors: 1, errorsByClass: { INTERNAL: 1 } });
+    expect(s).toMatchObject({
+      requests: 3,
+      errors: 1,
+      errorsByClass: { INTERNAL: 1, TEXT_TOO_LONG: 1, INVALID_ARGUMENT: 1 },
+    });
   });
 
   it('files each request under the bucket of its own time; a window reads only its buckets', async () => {

@@ -14,7 +14,12 @@ import {
 import { parseRoute, parseTenant } from '@mesh/routing';
 import { parseRequest } from '../http/request.schemas';
 import { AdminKeyGuard } from './admin-key.guard';
-import { EPOCH_HEADER, auditLimitSchema, epochHeaderSchema } from './admin.schemas';
+import {
+  EPOCH_HEADER,
+  auditLimitSchema,
+  epochHeaderSchema,
+  forceQuerySchema,
+} from './admin.schemas';
 import { AdminService } from './admin.service';
 
 /**
@@ -41,9 +46,10 @@ export class AdminController {
   @Put('routes')
   async upsertRoute(
     @Headers(EPOCH_HEADER) epoch: string | undefined,
+    @Query('force') force: string | undefined,
     @Body() body: unknown,
   ): Promise<object> {
-    return this.admin.upsertRoute(parseRoute(body), expectedEpoch(epoch));
+    return this.admin.upsertRoute(parseRoute(body), expectedEpoch(epoch), forceFlag(force));
   }
 
   @Delete('routes/:tenant/:task')
@@ -92,4 +98,9 @@ export class AdminController {
 
 function expectedEpoch(value: string | undefined): number | undefined {
   return parseRequest(epochHeaderSchema, value, `header.${EPOCH_HEADER}`);
+}
+
+/** `?force=true` writes a route the repository cannot serve yet (pre-staging). */
+function forceFlag(value: string | undefined): boolean {
+  return parseRequest(forceQuerySchema, value, 'query.force') === 'true';
 }

@@ -6,6 +6,8 @@ import {
   auditLimitSchema,
   changeResultSchema,
   editHeaders,
+  routeEditQuery,
+  routeEditResultSchema,
   routeStatusSchema,
   tableSchema,
 } from './admin.schemas';
@@ -46,11 +48,23 @@ export function describeAdminApi(docs: ApiDocs): void {
     ...common,
     method: 'put',
     path: '/v1/admin/routes',
-    summary: 'Create or replace the route of (tenant, task)',
+    summary: 'Create or replace the route of (tenant, task), checked against the model repository',
     headers: editHeaders,
+    query: routeEditQuery,
     body: route,
-    response: change,
-    errors: edit,
+    response: {
+      description: 'the new epoch and table, and the versions this router cannot route yet',
+      schema: docs.schema('RouteEditResult', routeEditResultSchema),
+    },
+    errors: [
+      ...edit,
+      'INVALID_ARGUMENT',
+      'UNKNOWN_MODEL',
+      'MODEL_CONFIG_INVALID',
+      'UNKNOWN_VERSION',
+      'VERSION_NOT_SELECTED',
+      'MANIFEST_INVALID',
+    ],
   });
   docs.operation({
     ...common,

@@ -21,6 +21,13 @@ export const auditLimitSchema = z.coerce
 
 export const editHeaders = z.object({ [EPOCH_HEADER]: epochHeaderSchema });
 
+export const forceQuerySchema = z
+  .enum(['true', 'false'])
+  .optional()
+  .describe('true writes a route the repository cannot serve yet (pre-staging)');
+
+export const routeEditQuery = z.object({ force: forceQuerySchema });
+
 const epoch = z.number().int().describe('the routing table epoch');
 
 export const tableSchema = z.object({
@@ -30,6 +37,12 @@ export const tableSchema = z.object({
 });
 
 export const changeResultSchema = z.object({ epoch, table: tableSchema });
+
+export const routeEditResultSchema = changeResultSchema.extend({
+  unroutable: z
+    .record(z.string())
+    .describe('per version of the route (key) this router cannot route yet, and why'),
+});
 
 export const routeStatusSchema = z.intersection(
   routeSchema,

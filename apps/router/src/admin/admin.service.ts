@@ -1,4 +1,5 @@
 import {
+  RouteEditRejectedError,
   readMeshConfigFile,
   type AuditEntry,
   type ChangeResult,
@@ -10,6 +11,7 @@ import {
 } from '@mesh/routing';
 import type { Logger } from 'pino';
 import type { RouteSelector } from '../core/route.selector';
+import type { RouteEditChecker } from './route-edit.checker';
 
 export interface RouteStatus extends Route {
   /** Per version: undefined when routable, else why not (the same reason a 503 would give). */
@@ -21,6 +23,13 @@ export interface AdminServiceOptions {
   meshConfigFile: string;
   actor: string;
   logger: Logger;
+  /** Refuses routes to unknown or broken model versions (absent: no check). */
+  checker?: RouteEditChecker;
+}
+
+/** A route edit's result, with the versions this router cannot route yet and why. */
+export interface RouteEditResult extends ChangeResult {
+  unroutable: Record<string, string>;
 }
 
 /**
@@ -54,9 +63,26 @@ export class AdminService {
     });
   }
 
-  async upsertRoute(route: Route, expectedEpoch?: number): Promise<ChangeResult> {
+  /**
+   * Writes a route after checking its model and versions against the repository: problems
+   * refuse it (422, RouteEditRejectedError) unless `force` (pre-staging a version before it is
+   * on disk or loaded); the answer lists what this router cannot route yet and why.
+   */
+  async upsertRoute(route: Route, expectedEpoch?: number, force = false): Promise<RouteEditResult> {
+    const checker = this.options.checker;
+    const problems = checker ? await checker.problems(route) : [];
+    if (problems.length > 0 && !force) throw new RouteEditRejectedError(problems);
     const result = await this.repository.upsertRoute(route, this.opts(expectedEpoch));
-    return this.applied('route.upsert', `${route.tenant}/${route.task}`, result);
+    const applied = await this.applied('route.upsert', `${route.tenant}/${route.task}`, result);
+    const unroutable = checker ? await checker.unroutable(route) : {};
+    for (const p of problems)
+      if (p.version !== undefined) unroutable[String(p.version)] ??= p.message;
+    if (problems.length > 0)
+      this.options.logger.warn(
+        { event: 'admin-edit-forced', target: `${route.tenant}/${route.task}`, problems },
+        'route written with problems (force)',
+      );
+    return { ...applied, unroutable };
   }
 
   async deleteRoute(tenant: string, task: string, expectedEpoch?: number): Promise<ChangeResult> {

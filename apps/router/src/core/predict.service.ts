@@ -105,6 +105,7 @@ export class PredictService {
         version = String(chosen.version.version);
         ctx.served.model = model;
         ctx.served.version = chosen.version.version;
+        this.metrics.routed(model, chosen.version.version);
         this.metrics.stage('queue', model, chosen.version.version, sinceSeconds(ctx.receivedAt));
         const result = await body(chosen);
         return { ...result, latencyMs: round(performance.now() - ctx.receivedAt) };

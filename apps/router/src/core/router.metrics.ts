@@ -1,4 +1,5 @@
 import { Counter, Histogram, type Registry } from 'prom-client';
+import type { VersionTraffic } from './version.traffic';
 
 export type Stage = 'queue' | 'tokenize' | 'infer' | 'postprocess';
 
@@ -28,7 +29,10 @@ export class RouterMetrics {
   private readonly shadowRequests: Counter<'model' | 'version' | 'outcome'>;
   private readonly shadowAgree: Counter<'model' | 'version' | 'agree'>;
 
-  constructor(registry: Registry) {
+  constructor(
+    registry: Registry,
+    private readonly traffic?: VersionTraffic,
+  ) {
     const labelNames = [
       'transport',
       'method',
@@ -84,9 +88,18 @@ export class RouterMetrics {
     });
   }
 
+  /** A request got its version: counted in flight until `request` reports it finished. */
+  routed(model: string, version: number): void {
+    this.traffic?.begin(model, version);
+  }
+
   request(labels: RequestLabels, seconds: number): void {
     this.requests.inc(labels);
     this.latency.observe(labels, seconds);
+    if (labels.model !== '') {
+      const { task, model, version, outcome } = labels;
+      this.traffic?.end(task, model, Number(version), outcome, seconds * 1000);
+    }
   }
 
   stage(stage: Stage, model: string, version: number, seconds: number): void {

@@ -4,6 +4,7 @@ import {
   EpochConflictError,
   NoRoutableVersionError,
   RateLimitedError,
+  RouteEditRejectedError,
   RouteNotFoundError,
   RoutingEntryNotFoundError,
   RoutingTableMissingError,
@@ -109,6 +110,21 @@ const cases: [string, unknown, string, number, GrpcStatus][] = [
   ],
   ['unknown job', new JobNotFoundError('j'), 'JOB_NOT_FOUND', 404, GrpcStatus.NOT_FOUND],
   ['rate limited', new RateLimitedError(1500), 'RATE_LIMITED', 429, GrpcStatus.RESOURCE_EXHAUSTED],
+  ...(
+    [
+      'UNKNOWN_MODEL',
+      'MODEL_CONFIG_INVALID',
+      'UNKNOWN_VERSION',
+      'VERSION_NOT_SELECTED',
+      'MANIFEST_INVALID',
+    ] as const
+  ).map((code): [string, unknown, string, number, GrpcStatus] => [
+    `route edit refused: ${code}`,
+    new RouteEditRejectedError([{ code, path: 'versions[0].version', message: 'why' }]),
+    code,
+    422,
+    GrpcStatus.FAILED_PRECONDITION,
+  ]),
   [
     'too many in flight',
     new TooManyInFlightError(4),

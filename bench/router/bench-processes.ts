@@ -9,10 +9,14 @@ export interface BenchProcess {
   pid: number;
   url: string;
   urls: Record<string, string>;
-  stop(): Promise<void>;
+  stop(signal?: NodeJS.Signals): Promise<void>;
 }
 
-/** Starts `node <script>` and waits for its `listening` events (the mesh's log contract). */
+/**
+ * Starts `node <script>` and waits for its `listening` events (the mesh's log contract).
+ * `root` is the checkout the script and working directory are taken from, so a run can measure
+ * another checkout's build side by side.
+ */
 export async function startProcess(
   name: string,
   script: string,
@@ -20,11 +24,12 @@ export async function startProcess(
   env: Record<string, string>,
   listeners: string[],
   timeoutMs = 180_000,
+  root = ROOT,
 ): Promise<BenchProcess> {
-  const main = join(ROOT, script);
+  const main = join(root, script);
   if (!existsSync(main)) throw new Error(`${main} is missing: run \`npm run build\` first`);
   const proc: ChildProcess = spawn(process.execPath, [main, ...args], {
-    cwd: ROOT,
+    cwd: root,
     env: { ...process.env, LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -59,9 +64,9 @@ export async function startProcess(
     pid: proc.pid ?? 0,
     url: urls[listeners[0]!]!,
     urls,
-    stop: async () => {
-      if (proc.exitCode === null) proc.kill('SIGTERM');
-      await Promise.race([exited, new Promise((r) => setTimeout(r, 10_000))]);
+    stop: async (signal: NodeJS.Signals = 'SIGTERM') => {
+      if (proc.exitCode === null) proc.kill(signal);
+      await Promise.race([exited, new Promise((r) => setTimeout(r, 15_000))]);
       if (proc.exitCode === null) proc.kill('SIGKILL');
     },
   };

@@ -12,6 +12,8 @@ export interface BulkReport {
   quick: boolean;
   machine: { cores: number; cpu: string; loadavg: number[]; node: string };
   model: string;
+  /** How the bulk runs' host serves the model (instances, threads, reservation). */
+  host?: string;
   ceiling: { bestItemsPerSecond: number; byConfig: Record<string, number> };
   runs: {
     workers: number;
@@ -45,6 +47,7 @@ export function renderBulk(r: BulkReport): string {
     `${r.at} · ${r.machine.cores} cores (${r.machine.cpu}) · Node ${r.machine.node} · load average ${r.machine.loadavg.map((x) => x.toFixed(1)).join(' ')} (shared machine)`,
     '',
     `Model: ${r.model}. Raw ORT ceiling: best ${r.ceiling.bestItemsPerSecond} items/s (${ceilingList(r)}).`,
+    ...(r.host ? ['', `Host for the bulk runs: ${r.host}.`] : []),
     '',
     '| workers | items | seconds | items/s | ÷ raw ORT | first result | Redis peak / 100k items |',
     '|---|---|---|---|---|---|---|',

@@ -15,6 +15,7 @@ import { cpus, loadavg } from 'node:os';
 import { runContention } from './contention.arm';
 import { rawCeiling } from './raw-ceiling';
 import { renderBulk } from './bulk-report';
+import { repositoryVariant } from '../router/bench-setup';
 import { runThroughput } from './throughput.arm';
 
 function arg(argv: string[], flag: string): string | undefined {
@@ -58,20 +59,35 @@ async function main(): Promise<void> {
   log(`raw ORT ceiling on intent-zh v2 (${models})`);
   const ceiling = await rawCeiling(models, 'intent-zh', 2, texts, quick ? 3 : 8);
   log(`ceiling ${ceiling.bestItemsPerSecond} items/s`);
+  // The host serving bulk and online traffic together: by default two 1-thread instances, one
+  // kept for online requests while they arrive (top_priority_reserved_instances).
+  const instances = Number(arg(argv, '--instances') ?? 2);
+  const reserved = arg(argv, '--reserve') ?? '1';
+  const served = repositoryVariant(
+    models,
+    'intent-zh',
+    { top_priority_reserved_instances: reserved },
+    { instances },
+  );
+  log(`host: ${instances} instance(s), ${reserved} reserved for online traffic`);
   const runs = [];
-  for (const workers of [1, 2]) {
-    log(`bulk job: ${items} items, ${workers} worker(s)`);
-    runs.push(
-      await runThroughput({
-        models,
-        prefix: `${prefix}-w${workers}`,
-        workers,
-        texts,
-        items,
-        probeSeconds: workers === 1 ? (quick ? 5 : 15) : 0,
-        log,
-      }),
-    );
+  try {
+    for (const workers of [1, 2]) {
+      log(`bulk job: ${items} items, ${workers} worker(s)`);
+      runs.push(
+        await runThroughput({
+          models: served.root,
+          prefix: `${prefix}-w${workers}`,
+          workers,
+          texts,
+          items,
+          probeSeconds: workers === 1 ? (quick ? 5 : 15) : 0,
+          log,
+        }),
+      );
+    }
+  } finally {
+    served.remove();
   }
   const contention = await runContention({
     distRoot: ROOT,
@@ -92,6 +108,7 @@ async function main(): Promise<void> {
       node: process.version,
     },
     model: 'intent-zh v2 (small, bert-wordpiece@2, dynamic padding), short texts',
+    host: `${instances} instance(s) × ${Math.max(1, Math.floor(cpus().length / instances))} intra-op thread(s), top_priority_reserved_instances ${reserved}`,
     ceiling,
     runs: runs.map((r) => ({
       ...r,

@@ -20,7 +20,7 @@ export async function rawCeiling(
   const bench = await loadBenchModel(models, model, version);
   const byConfig: Record<string, number> = {};
   const configs: RawConfig[] = [];
-  for (const batch of [32, 64]) {
+  for (const batch of [8, 16, 32, 64]) {
     configs.push({ batch, sorted: true, sessions: 1, intraOpThreads: 2, allowSpinning: false });
     configs.push({ batch, sorted: true, sessions: 2, intraOpThreads: 1, allowSpinning: false });
   }

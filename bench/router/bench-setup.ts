@@ -53,13 +53,15 @@ export function ensureBuiltAndGenerated(models: string, model: string): void {
 }
 
 /**
- * A private repository: one model's directory whose config.pbtxt gets extra parameters, so two
- * hosts can serve the same model file under different batching rules.
+ * A private repository: one model's directory whose config.pbtxt gets extra parameters (and
+ * optionally another instance count), so two hosts can serve the same model file under
+ * different batching rules.
  */
 export function repositoryVariant(
   models: string,
   model: string,
   parameters: Record<string, string>,
+  options: { instances?: number } = {},
 ): { root: string; remove: () => void } {
   const root = mkdtempSync(join(tmpdir(), 'bench-repo-'));
   // Everything but the edited config.pbtxt is only read: link it instead of copying 100s of MB.
@@ -73,6 +75,14 @@ export function repositoryVariant(
   const file = join(root, model, 'config.pbtxt');
   let text = readFileSync(join(models, model, 'config.pbtxt'), 'utf8');
   for (const [k, v] of Object.entries(parameters)) text = setModelConfigParameter(text, file, k, v);
+  if (options.instances !== undefined) {
+    const counted = text.replace(
+      /(instance_group\s*\[\s*\{[^}]*?count:\s*)\d+/,
+      `$1${options.instances}`,
+    );
+    if (counted === text) throw new Error(`${file}: no instance_group count to set`);
+    text = counted;
+  }
   writeFileSync(file, text);
   return { root, remove: () => rmSync(root, { recursive: true, force: true }) };
 }

@@ -40,6 +40,8 @@ interface Args {
 }
 
 const CLOSED_ARMS = ['router', 'router-grpc', 'router-triton', 'naive-peer'];
+/** Opt-in arms (`--arms`): the mesh router with traffic signals off, to price recording them. */
+const EXTRA_ARMS = ['router-nosignals'];
 
 function parseArgs(argv: string[]): Args {
   const get = (flag: string) => {
@@ -47,6 +49,13 @@ function parseArgs(argv: string[]): Args {
     return i >= 0 ? argv[i + 1] : undefined;
   };
   const quick = argv.includes('--quick');
+  const arms = (get('--arms') ?? CLOSED_ARMS.join(',')).split(',');
+  const unknown = arms.filter((a) => !CLOSED_ARMS.includes(a) && !EXTRA_ARMS.includes(a));
+  if (unknown.length > 0) {
+    throw new Error(
+      `--arms: unknown ${unknown.join(', ')}; known: ${[...CLOSED_ARMS, ...EXTRA_ARMS].join(', ')}`,
+    );
+  }
   return {
     quick,
     models: get('--models') ?? join(ROOT, '.bench-models'),
@@ -55,7 +64,7 @@ function parseArgs(argv: string[]): Args {
     concurrency: (get('--concurrency') ?? (quick ? '1,32,64' : '1,8,32,64')).split(',').map(Number),
     mixes: (get('--mixes') ?? 'short,mixed').split(',') as TextMix[],
     reps: Number(get('--reps') ?? 3),
-    arms: (get('--arms') ?? CLOSED_ARMS.join(',')).split(','),
+    arms,
   };
 }
 
@@ -97,6 +106,8 @@ interface Procs {
   hostTriton: BenchProcess;
   router: BenchProcess;
   routerTriton: BenchProcess;
+  /** Started only when `--arms` names `router-nosignals`. */
+  routerQuiet?: BenchProcess;
   peer: BenchProcess;
 }
 
@@ -139,7 +150,13 @@ async function main(): Promise<void> {
         { MODEL_HOST_HTTP_PORT: '0', MODEL_HOST_GRPC_PORT: '0', MODEL_HOST_METRICS_PORT: '0' },
         ['http', 'grpc', 'metrics'],
       );
-    const router = (name: string, h: BenchProcess, repo: string, pad: number) =>
+    const router = (
+      name: string,
+      h: BenchProcess,
+      repo: string,
+      pad: number,
+      extra: Record<string, string> = {},
+    ) =>
       startProcess(
         name,
         'dist/apps/router/src/main.js',
@@ -151,6 +168,7 @@ async function main(): Promise<void> {
           MODEL_REPOSITORY: repo,
           KSERVE_ENDPOINTS: h.urls.grpc!.replace(/^grpc:\/\//, ''),
           ROUTER_PAD_MULTIPLE: String(pad),
+          ...extra,
         },
         ['http', 'grpc'],
       );
@@ -164,8 +182,15 @@ async function main(): Promise<void> {
     all.push(routerMesh);
     const routerTriton = await router('router-triton', hostTriton, tritonRepo.root, PAD_MULTIPLE);
     all.push(routerTriton);
+    const routerQuiet = args.arms.includes('router-nosignals')
+      ? await router('router-nosignals', hostMesh, meshRepo.root, 0, {
+          ROUTER_TRAFFIC_SIGNALS: 'off',
+        })
+      : undefined;
+    if (routerQuiet) all.push(routerQuiet);
     await waitReady(`${routerMesh.url}/healthz/ready`);
     await waitReady(`${routerTriton.url}/healthz/ready`);
+    if (routerQuiet) await waitReady(`${routerQuiet.url}/healthz/ready`);
     const peer = await startProcess(
       'naive-peer',
       'dist/bench/router/naive-peer.server.js',
@@ -174,7 +199,14 @@ async function main(): Promise<void> {
       ['http'],
     );
     all.push(peer);
-    const procs: Procs = { hostMesh, hostTriton, router: routerMesh, routerTriton, peer };
+    const procs: Procs = {
+      hostMesh,
+      hostTriton,
+      router: routerMesh,
+      routerTriton,
+      routerQuiet,
+      peer,
+    };
     const points: BenchPoint[] = [];
     for (const mix of args.mixes) {
       points.push(...(await ceiling(args, model, corpora[mix], mix)));
@@ -273,6 +305,13 @@ async function closedLoop(
       pids: { router: p.router.pid, host: p.hostMesh.pid },
       note: 'HTTP → router → KServe gRPC → host (dispatch when idle, padding ratio 1.5)',
     },
+    ...(p.routerQuiet && {
+      'router-nosignals': {
+        shot: (i: number) => post(`${p.routerQuiet!.url}/v1/predict`, body(i), KEY),
+        pids: { router: p.routerQuiet.pid, host: p.hostMesh.pid },
+        note: 'as router, with ROUTER_TRAFFIC_SIGNALS=off (same host)',
+      },
+    }),
     'router-grpc': {
       shot: (i) => grpc.predict(TASK, corpus[i % corpus.length]!),
       pids: { router: p.router.pid, host: p.hostMesh.pid },

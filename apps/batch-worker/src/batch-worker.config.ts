@@ -14,6 +14,11 @@ const workerEnv = {
   WORKER_CONCURRENCY: positiveInt(2, 64),
   /** Inference calls one chunk keeps in flight (tokenizing the next batch meanwhile). */
   WORKER_INFLIGHT_BATCHES: positiveInt(2, 16),
+  /**
+   * Rows per inference call (at most the model's max_batch_size): small calls keep the wait of
+   * an online request behind a running bulk batch short; the host merges them when idle.
+   */
+  WORKER_BATCH_ROWS: positiveInt(16, 1024),
   /** Deadline of each backend inference call. */
   WORKER_INFER_TIMEOUT_MS: positiveInt(30_000),
   /** How often backends are asked what they serve (routability of pinned versions). */

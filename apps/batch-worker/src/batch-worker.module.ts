@@ -75,7 +75,10 @@ export class BatchWorkerModule implements OnApplicationShutdown {
               new ChunkRunner(inference),
               metrics,
               logger,
-              config.WORKER_INFLIGHT_BATCHES,
+              {
+                inFlightBatches: config.WORKER_INFLIGHT_BATCHES,
+                batchRows: config.WORKER_BATCH_ROWS,
+              },
             );
             return new BulkQueueWorkers(
               config,

@@ -75,6 +75,11 @@ const routerEnv = {
   ROUTER_SIGNAL_BUCKET_MS: positiveInt(5000),
   /** How often in-memory traffic signals are written to Redis. */
   ROUTER_SIGNAL_FLUSH_MS: positiveInt(1000),
+  /**
+   * `off` stops recording per-version traffic signals in Redis, for installs whose rollouts read
+   * Prometheus instead (and to measure what recording costs). Heartbeats are kept either way.
+   */
+  ROUTER_TRAFFIC_SIGNALS: z.enum(['on', 'off']).default('on'),
 };
 
 export type RouterConfig = ReturnType<typeof loadRouterConfig>;

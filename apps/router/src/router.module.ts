@@ -117,7 +117,8 @@ export class RouterModule implements OnApplicationShutdown {
         {
           provide: VersionTraffic,
           inject: [TrafficSignalRecorder],
-          useFactory: (recorder: TrafficSignalRecorder) => new VersionTraffic(recorder),
+          useFactory: (recorder: TrafficSignalRecorder) =>
+            new VersionTraffic(config.ROUTER_TRAFFIC_SIGNALS === 'on' ? recorder : undefined),
         },
         {
           provide: HeartbeatPublisher,

@@ -44,7 +44,7 @@ export class ChunkProcessor<V extends PinnedModel> {
     private readonly runner: ChunkRunner<V>,
     private readonly metrics: WorkerMetrics,
     private readonly logger: Logger,
-    private readonly inFlightBatches: number,
+    private readonly batching: { inFlightBatches: number; batchRows: number },
   ) {}
 
   async process(job: ChunkJobHandle): Promise<ChunkOutcome> {
@@ -88,7 +88,7 @@ export class ChunkProcessor<V extends PinnedModel> {
     let results: ItemResult[];
     try {
       results = await this.runner.run(version, items, {
-        inFlightBatches: this.inFlightBatches,
+        ...this.batching,
         requestId: `${jobId}/${chunk}/${job.attemptsMade}`,
       });
     } catch (err: unknown) {

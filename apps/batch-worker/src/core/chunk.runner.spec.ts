@@ -66,6 +66,7 @@ describe('ChunkRunner', () => {
     const items = ['a', 'bb', 'ccc', 'dddd', 'eeeee'].map((text) => ({ text }));
     const results = await new ChunkRunner(inference).run(model, items, {
       inFlightBatches: 2,
+      batchRows: 64,
       requestId: 'r',
     });
     expect(results.map((r) => (r.kind === 'classification' ? r.label : r.kind))).toEqual([
@@ -93,6 +94,7 @@ describe('ChunkRunner', () => {
     ];
     const results = await new ChunkRunner(inference).run(new LengthModel(8), items, {
       inFlightBatches: 1,
+      batchRows: 64,
       requestId: 'r',
     });
     expect(
@@ -100,5 +102,39 @@ describe('ChunkRunner', () => {
         r.kind === 'error' ? r.error.code : r.kind === 'classification' ? r.label : '',
       ),
     ).toEqual(['len2', 'TEXT_TOO_LONG', 'INVALID_INPUT', 'TEXT_TOO_LONG', 'len4']);
+  });
+
+  it('batches items of similar length together, batchRows at a time, and answers in input order', async () => {
+    const inference = new EchoInference();
+    const model = new LengthModel(64);
+    const texts = ['aaaaaa', 'b', 'cccc', 'dd', 'eeeee', 'f'];
+    const results = await new ChunkRunner(inference).run(
+      model,
+      texts.map((text) => ({ text })),
+      { inFlightBatches: 1, batchRows: 2, requestId: 'r' },
+    );
+    expect(results.map((r) => (r.kind === 'classification' ? r.label : r.kind))).toEqual(
+      texts.map((t) => `len${t.length}`),
+    );
+    expect(inference.calls.map((c) => c.rows)).toEqual([2, 2, 2]);
+    // The last batch holds the two longest texts.
+    expect(model.lastRows).toEqual(['eeeee', 'aaaaaa']);
+  });
+
+  it('counts characters as code points: emoji are one each', async () => {
+    const model = new LengthModel(8);
+    const results = await new ChunkRunner(new EchoInference()).run(
+      model,
+      [{ text: '😀'.repeat(10) }, { text: '😀'.repeat(11) }],
+      { inFlightBatches: 1, batchRows: 8, requestId: 'r' },
+    );
+    expect(results[0]!.kind).toBe('classification');
+    expect(results[1]).toEqual({
+      kind: 'error',
+      error: {
+        code: 'TEXT_TOO_LONG',
+        message: 'text has 11 characters; the limit of m v2 is 10',
+      },
+    });
   });
 });

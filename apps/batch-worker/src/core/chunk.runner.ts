@@ -1,18 +1,30 @@
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import type { ItemResult, JobItem } from '@mesh/jobs';
-import type { EncodedBatch, Prediction, TextInput } from '@mesh/preprocessing';
+import {
+  codePointLength,
+  exceedsChars,
+  type EncodedBatch,
+  type Prediction,
+  type TextInput,
+} from '@mesh/preprocessing';
 import type { ChunkInference, PinnedModel } from './chunk-inference';
 
 export interface ChunkRunOptions {
   /** Batches sent before the first answer is back: keeps the backend busy while we tokenize. */
   inFlightBatches: number;
+  /**
+   * Rows per inference call (capped by max_batch_size). A running batch cannot be interrupted,
+   * so this bounds how long an online request on the same instance waits behind bulk work.
+   */
+  batchRows: number;
   requestId: string;
 }
 
 /**
  * Runs one chunk on its pinned version: texts over the manifest's hardMaxChars become
- * TEXT_TOO_LONG item errors, the rest is tokenized with the version's pipeline and inferred in
- * max_batch_size batches at Triton priority 2, a few batches in flight. The event loop gets a
+ * TEXT_TOO_LONG item errors, the rest is sorted by length (so a batch pads little), tokenized
+ * with the version's pipeline and inferred in batches of `batchRows` at Triton priority 2, a
+ * few batches in flight. Results keep the chunk's input order. The event loop gets a
  * turn between batches, so BullMQ's lock renewal is never starved by tokenization.
  * Backend errors propagate (the processor decides between retry and item errors); input an
  * encoder refuses becomes an error on that item only.
@@ -27,7 +39,9 @@ export class ChunkRunner<V extends PinnedModel> {
   ): Promise<ItemResult[]> {
     const results: (ItemResult | undefined)[] = items.map((item) => tooLong(version, item));
     const todo = items.flatMap((_, i) => (results[i] === undefined ? [i] : []));
-    const rows = version.maxBatchSize > 0 ? version.maxBatchSize : 1;
+    const size = (i: number) => items[i]!.text.length + (items[i]!.textPair?.length ?? 0);
+    todo.sort((a, b) => size(a) - size(b) || a - b);
+    const rows = Math.max(1, Math.min(options.batchRows, version.maxBatchSize || 1));
     const pending = new Set<Promise<void>>();
     for (let start = 0; start < todo.length; start += rows) {
       const indexes = todo.slice(start, start + rows);
@@ -91,12 +105,13 @@ function tooLong(version: PinnedModel, item: JobItem): ItemResult | undefined {
     ['text', item.text],
     ['textPair', item.textPair],
   ] as const) {
-    if (value !== undefined && value.length > version.hardMaxChars) {
+    // Characters are code points, as the router counts them.
+    if (value !== undefined && exceedsChars(value, version.hardMaxChars)) {
       return {
         kind: 'error',
         error: {
           code: 'TEXT_TOO_LONG',
-          message: `${field} has ${value.length} characters; the limit of ${version.model} v${version.version} is ${version.hardMaxChars}`,
+          message: `${field} has ${codePointLength(value)} characters; the limit of ${version.model} v${version.version} is ${version.hardMaxChars}`,
         },
       };
     }

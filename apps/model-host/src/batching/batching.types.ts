@@ -35,6 +35,14 @@ export interface BatchingPolicy {
    * Bounds how long an online request can wait behind a running bulk batch.
    */
   lowPriorityMaxBatchTokens: number;
+  /**
+   * Instances kept free for the top priority level while it has traffic (config parameter
+   * `top_priority_reserved_instances`; at most instances - 1 take effect). A running batch
+   * cannot be interrupted, so this is what keeps an online request from waiting behind bulk.
+   */
+  topPriorityReservedInstances: number;
+  /** How long after the last top-priority request the reservation holds (`top_priority_reserve_ms`). */
+  topPriorityReserveMs: number;
   /** Per priority level overrides. */
   priorityQueuePolicy: Map<number, QueuePolicy>;
 }

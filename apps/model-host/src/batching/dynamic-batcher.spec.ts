@@ -15,6 +15,8 @@ const policy = (over: Partial<BatchingPolicy> = {}): BatchingPolicy => ({
   maxBatchTokens: 0,
   dispatchWhenIdle: false,
   lowPriorityMaxBatchTokens: 0,
+  topPriorityReservedInstances: 0,
+  topPriorityReserveMs: 1000,
   priorityQueuePolicy: new Map(),
   ...over,
 });
@@ -238,6 +240,69 @@ describe('DynamicBatcher', () => {
       ['b5'],
     ]);
     await Promise.all([blocker, ...bulk, ...online]);
+  });
+
+  describe('instances reserved for the top priority (top_priority_reserved_instances)', () => {
+    const reserving = policy({
+      maxBatchSize: 1,
+      priorityLevels: 2,
+      defaultPriorityLevel: 1,
+      dispatchWhenIdle: true,
+      topPriorityReservedInstances: 1,
+      topPriorityReserveMs: 1000,
+    });
+
+    it('lets bulk use every instance while no online request has been seen', async () => {
+      const h = harness(reserving, 2);
+      const bulk = ['b1', 'b2'].map((p) => h.batcher.submit(p, 1, 2, 0));
+      await flush();
+      expect(h.payloads()).toEqual([['b1'], ['b2']]);
+      await h.finishNext();
+      await h.finishNext();
+      await Promise.all(bulk);
+    });
+
+    it('keeps one instance free for online traffic, then gives it back', async () => {
+      const h = harness(reserving, 2);
+      const o1 = h.batcher.submit('o1', 1, 1, 0);
+      await flush();
+      await h.finishNext();
+      // o1 was just seen: bulk gets one instance, the other waits for online requests.
+      const bulk = ['b1', 'b2'].map((p) => h.batcher.submit(p, 1, 2, 0));
+      await flush();
+      expect(h.payloads()).toEqual([['o1'], ['b1']]);
+      const o2 = h.batcher.submit('o2', 1, 1, 0);
+      await flush();
+      expect(h.payloads()).toEqual([['o1'], ['b1'], ['o2']]);
+      await h.finishNext(); // b1
+      expect(h.payloads()).toEqual([['o1'], ['b1'], ['o2'], ['b2']]);
+      await h.finishNext(); // o2
+      const later = ['b3', 'b4'].map((p) => h.batcher.submit(p, 1, 2, 0));
+      await flush();
+      expect(h.payloads()).toHaveLength(4);
+      await h.finishNext(); // b2
+      expect(h.payloads()[4]).toEqual(['b3']);
+      // The reservation ends 1000 ms after o2 arrived: then bulk may take both instances.
+      h.clock.advance(999);
+      await flush();
+      expect(h.payloads()).toHaveLength(5);
+      h.clock.advance(1);
+      await flush();
+      expect(h.payloads()[5]).toEqual(['b4']);
+      await h.finishNext();
+      await h.finishNext();
+      await Promise.all([o1, o2, ...bulk, ...later]);
+    });
+
+    it('never holds bulk back on a single instance', async () => {
+      const h = harness(reserving, 1);
+      await Promise.all([h.batcher.submit('o1', 1, 1, 0), flush().then(() => h.finishNext())]);
+      const b1 = h.batcher.submit('b1', 1, 2, 0);
+      await flush();
+      expect(h.payloads()).toEqual([['o1'], ['b1']]);
+      await h.finishNext();
+      await b1;
+    });
   });
 
   it('sends a batch once max_batch_tokens padded elements are reached', async () => {

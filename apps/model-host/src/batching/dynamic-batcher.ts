@@ -18,6 +18,10 @@ export interface DynamicBatcherOptions<T> {
 export class DynamicBatcher<T> {
   private readonly levels = new Map<number, QueuedItem<T>[]>();
   private busy = 0;
+  /** Batches below the top priority level in flight. */
+  private busyLow = 0;
+  /** When the last top-priority request arrived (ns), for the instance reservation. */
+  private lastTopNs?: bigint;
   private timer: unknown;
   private closed = false;
   private idleWaiters: Array<() => void> = [];
@@ -65,6 +69,7 @@ export class DynamicBatcher<T> {
         ? timeoutUs
         : qp.defaultTimeoutUs;
     const enqueuedNs = this.clock.nowNs();
+    if (this.isTop(level)) this.lastTopNs = enqueuedNs;
     return new Promise<R>((resolve, reject) => {
       queue.push({
         payload,
@@ -100,6 +105,13 @@ export class DynamicBatcher<T> {
       const order = this.ordered();
       if (order.length === 0) break;
       const decision = this.decide(order);
+      // Low-priority work waits for the instances it may use: a finishing batch or the end of
+      // the reservation lets it go.
+      const heldMs = decision.kind === 'send' ? this.lowHeldForMs(decision.items) : 0;
+      if (heldMs > 0) {
+        this.timer = this.clock.setTimer(() => this.schedule(), Math.ceil(heldMs));
+        break;
+      }
       if (decision.kind === 'wait') {
         this.timer = this.clock.setTimer(
           () => this.schedule(),
@@ -117,7 +129,9 @@ export class DynamicBatcher<T> {
       const q = this.levels.get(item.level);
       q?.splice(q.indexOf(item), 1);
     }
+    const low = !this.isTop(batch[0]!.level);
     this.busy++;
+    if (low) this.busyLow++;
     this.runBatch(batch)
       .catch((err: unknown) => {
         const e = err instanceof Error ? err : new Error(String(err));
@@ -125,8 +139,30 @@ export class DynamicBatcher<T> {
       })
       .finally(() => {
         this.busy--;
+        if (low) this.busyLow--;
         this.schedule();
       });
+  }
+
+  /** Top priority = level 1 when the model declares priority levels; otherwise all is top. */
+  private isTop(level: number): boolean {
+    return this.policy.priorityLevels < 2 || level <= 1;
+  }
+
+  /**
+   * 0 when a batch may start now, else for how long the top level's reservation holds it: a
+   * lower-priority batch may not take the instances reserved for the top level while that level
+   * has had traffic recently. At least one instance is always left to low priority, so bulk
+   * never starves, and with no online traffic bulk uses every instance.
+   */
+  private lowHeldForMs(batch: readonly QueuedItem<T>[]): number {
+    const p = this.policy;
+    if (batch.length === 0 || this.isTop(batch[0]!.level)) return 0;
+    const reserved = Math.min(p.topPriorityReservedInstances, this.slots() - 1);
+    if (reserved <= 0 || this.lastTopNs === undefined) return 0;
+    const leftMs = p.topPriorityReserveMs - Number(this.clock.nowNs() - this.lastTopNs) / 1e6;
+    if (leftMs <= 0 || this.busyLow < this.slots() - reserved) return 0;
+    return leftMs;
   }
 
   /**

@@ -16,6 +16,8 @@ const batching: BatchingPolicy = {
   maxBatchTokens: 0,
   dispatchWhenIdle: false,
   lowPriorityMaxBatchTokens: 0,
+  topPriorityReservedInstances: 0,
+  topPriorityReserveMs: 1000,
   priorityQueuePolicy: new Map(),
 };
 const spec: ModelVersionSpec = {

@@ -11,8 +11,10 @@ import type { ComputeTimings, HostTensor, InferRequest, InferResponse } from './
 import { HostError, InferenceExecutionError, toHostError } from './model-host.errors';
 import type { ModelVersionSpec } from './model-spec';
 
-/** The execution side a runtime needs: free instances and a way to run one batch. */
+/** The execution side a runtime needs: its instances and a way to run one batch. */
 export interface BatchExecutor {
+  /** Live instances: how many batches may run at once. */
+  readonly size: number;
   readonly idleCount: number;
   onCapacity?: () => void;
   run(
@@ -55,7 +57,8 @@ export class ModelVersionRuntime {
     this.labels = { model: spec.model, version: spec.version };
     this.batcher = new DynamicBatcher<Work>(
       spec.batching,
-      () => executor.idleCount,
+      // Capacity is every instance: the batcher counts the batches it has running itself.
+      () => executor.size,
       (batch) => this.runBatch(batch),
     );
     executor.onCapacity = () => this.batcher.schedule();

@@ -26,9 +26,9 @@ function paddingRatio(config: ModelConfig): number {
 
 /**
  * Default padded-element budget of a batch below the top priority (config parameter
- * `low_priority_max_batch_tokens`): 64 rows of 32 tokens, or 16 rows at maxLength 128.
+ * `low_priority_max_batch_tokens`): 16 rows of 32 tokens, or 4 rows at maxLength 128.
  */
-export const DEFAULT_LOW_PRIORITY_MAX_BATCH_TOKENS = 2048;
+export const DEFAULT_LOW_PRIORITY_MAX_BATCH_TOKENS = 512;
 
 function batchTokens(config: ModelConfig, name: string, fallback: number): number {
   const raw = config.parameters[name]?.stringValue;
@@ -39,6 +39,9 @@ function batchTokens(config: ModelConfig, name: string, fallback: number): numbe
   }
   return n;
 }
+
+/** Default time a top-priority request keeps reserved instances reserved (`top_priority_reserve_ms`). */
+export const DEFAULT_TOP_PRIORITY_RESERVE_MS = 1000;
 
 function dispatchWhenIdle(config: ModelConfig): boolean {
   const raw = config.parameters.dispatch_when_idle?.stringValue;
@@ -72,6 +75,12 @@ export function batchingPolicyOf(config: ModelConfig): BatchingPolicy {
       DEFAULT_LOW_PRIORITY_MAX_BATCH_TOKENS,
     ),
     dispatchWhenIdle: dispatchWhenIdle(config),
+    topPriorityReservedInstances: batchTokens(config, 'top_priority_reserved_instances', 0),
+    topPriorityReserveMs: batchTokens(
+      config,
+      'top_priority_reserve_ms',
+      DEFAULT_TOP_PRIORITY_RESERVE_MS,
+    ),
     priorityQueuePolicy: perLevel,
   };
 }

@@ -1,0 +1,97 @@
+import { Registry } from 'prom-client';
+import type { BatchingPolicy } from '../batching/batching.types';
+import type { RunResult } from '../execution/session-pool.client';
+import { HostMetrics } from './host.metrics';
+import { ModelVersionRuntime, type BatchExecutor } from './model-version.runtime';
+import type { ModelVersionSpec } from './model-spec';
+
+const batching: BatchingPolicy = {
+  enabled: true,
+  maxBatchSize: 1,
+  preferredBatchSizes: [],
+  maxQueueDelayUs: 0,
+  priorityLevels: 0,
+  defaultPriorityLevel: 0,
+  defaultQueuePolicy: { maxQueueSize: 0, defaultTimeoutUs: 0, allowTimeoutOverride: false },
+  maxPaddingRatio: 0,
+  maxBatchTokens: 0,
+  dispatchWhenIdle: true,
+  lowPriorityMaxBatchTokens: 0,
+  topPriorityReservedInstances: 0,
+  topPriorityReserveMs: 1000,
+  priorityQueuePolicy: new Map(),
+};
+
+const spec: ModelVersionSpec = {
+  model: 'm',
+  version: '1',
+  maxBatchSize: 1,
+  inputs: [{ name: 'x', datatype: 'FP32', dims: [1] }],
+  outputs: [{ name: 'y', datatype: 'FP32', dims: [1] }],
+  batching,
+};
+
+/** Instances that hold every batch until the test finishes it, as a busy ORT session would. */
+class HeldInstances implements BatchExecutor {
+  readonly started: Array<(r: RunResult) => void> = [];
+  private busy = 0;
+  onCapacity?: () => void;
+
+  constructor(readonly size: number) {}
+
+  get idleCount(): number {
+    return this.size - this.busy;
+  }
+
+  run(): Promise<RunResult> {
+    if (this.busy >= this.size) return Promise.reject(new Error('no idle session instance'));
+    this.busy += 1;
+    return new Promise<RunResult>((resolve) => this.started.push(resolve)).finally(() => {
+      this.busy -= 1;
+    });
+  }
+
+  finish(k: number): void {
+    this.started[k]!({
+      outputs: [{ name: 'y', type: 'float32', dims: [1, 1], buffer: new ArrayBuffer(4) }],
+      inputNs: 0,
+      inferNs: 0,
+      outputNs: 0,
+    });
+  }
+
+  close(): Promise<void> {
+    return Promise.resolve();
+  }
+}
+
+const request = (id: string) => ({
+  id,
+  model: 'm',
+  version: '1',
+  inputs: [{ name: 'x', datatype: 'FP32' as const, shape: [1, 1], data: new Uint8Array(4) }],
+  outputs: [],
+  priority: 0,
+  timeoutUs: 0,
+});
+
+const turn = () => new Promise((r) => setImmediate(r));
+
+describe('ModelVersionRuntime', () => {
+  it('runs as many batches at once as it has instances', async () => {
+    const executor = new HeldInstances(3);
+    const runtime = new ModelVersionRuntime(spec, executor, new HostMetrics(new Registry()));
+    const answers = ['a', 'b', 'c', 'd'].map((id) => runtime.infer(request(id)));
+    await turn();
+    // Three instances, three batches running; the fourth request waits for one of them.
+    expect(executor.started).toHaveLength(3);
+    expect(runtime.pending).toBe(1);
+    executor.finish(1);
+    await turn();
+    expect(executor.started).toHaveLength(4);
+    executor.finish(0);
+    executor.finish(2);
+    executor.finish(3);
+    await expect(Promise.all(answers)).resolves.toHaveLength(4);
+  });
+});

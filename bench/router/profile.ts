@@ -1,0 +1,222 @@
+/**
+ * `npm run bench:profile [-- --seconds 15 --concurrency 1,32 --mix short]`: where the router and
+ * the model host spend CPU. For each concurrency it starts a fresh host and router with
+ * `node --cpu-prof` (every thread writes a profile, the host's ORT worker included), drives a
+ * closed loop of HTTP predicts, stops both with SIGTERM so the profiles are written, and prints
+ * the top self-time frames and packages of each thread to docs/benchmarks/router-profile.md.
+ * Native time inside a call (ORT's `run`, socket writes) is charged to the JS frame that made it.
+ */
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { buildCorpus, type TextMix } from './bench-corpus';
+import { measure } from './bench-measure';
+import { startProcess, waitReady, ROOT, type BenchProcess } from './bench-processes';
+import { ensureBuiltAndGenerated, repositoryVariant } from './bench-setup';
+
+const MODEL = 'intent-zh';
+const TASK = 'intent';
+const KEY = 'acme-demo-key';
+
+interface CpuProfileNode {
+  id: number;
+  callFrame: { functionName: string; url: string; lineNumber: number };
+  hitCount?: number;
+}
+
+interface CpuProfile {
+  nodes: CpuProfileNode[];
+  samples: number[];
+}
+
+export interface FrameShare {
+  frame: string;
+  share: number;
+}
+
+/** Shares of busy samples (idle excluded) by self frame and by package, biggest first. */
+export function summariseProfile(
+  profile: CpuProfile,
+  top = 12,
+): {
+  busySamples: number;
+  idleShare: number;
+  frames: FrameShare[];
+  packages: FrameShare[];
+} {
+  const byId = new Map(profile.nodes.map((n) => [n.id, n]));
+  const frames = new Map<string, number>();
+  const packages = new Map<string, number>();
+  let idle = 0;
+  for (const id of profile.samples) {
+    const node = byId.get(id);
+    if (!node) continue;
+    const { functionName, url, lineNumber } = node.callFrame;
+    if (functionName === '(idle)') {
+      idle += 1;
+      continue;
+    }
+    const where = packageOf(url);
+    const name = `${functionName || '(anonymous)'} ${where}${url ? `:${lineNumber + 1}` : ''}`;
+    frames.set(name, (frames.get(name) ?? 0) + 1);
+    packages.set(where, (packages.get(where) ?? 0) + 1);
+  }
+  const busy = profile.samples.length - idle;
+  const rank = (m: Map<string, number>) =>
+    [...m.entries()]
+      .sort((a, b) => b[1] - a[1])
+      .slice(0, top)
+      .map(([frame, n]) => ({ frame, share: Math.round((n / Math.max(1, busy)) * 1000) / 10 }));
+  return {
+    busySamples: busy,
+    idleShare: Math.round((idle / Math.max(1, profile.samples.length)) * 1000) / 10,
+    frames: rank(frames),
+    packages: rank(packages),
+  };
+}
+
+/** `node_modules/<pkg>`, the mesh's own app or lib, `node:<internal>`, or `(native)`. */
+export function packageOf(url: string): string {
+  if (!url) return '(native)';
+  const mod = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(url);
+  if (mod) return mod[1]!;
+  const own = /\/(apps|libs|bench)\/([^/]+)\//.exec(url);
+  if (own) return `${own[1]}/${own[2]}`;
+  if (url.startsWith('node:')) return url.split('/')[0]!;
+  return url
+    .replace(/^file:\/\//, '')
+    .split('/')
+    .slice(-1)[0]!;
+}
+
+function arg(argv: string[], flag: string): string | undefined {
+  const i = argv.indexOf(flag);
+  return i >= 0 ? argv[i + 1] : undefined;
+}
+
+async function profileAt(
+  c: number,
+  seconds: number,
+  corpus: string[],
+  models: string,
+  dir: string,
+): Promise<string[]> {
+  const repo = repositoryVariant(models, MODEL, { dispatch_when_idle: 'true' });
+  const procs: BenchProcess[] = [];
+  const profiled = (name: string) => ({
+    NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${join(dir, `c${c}`, name)}`,
+  });
+  try {
+    const host = await startProcess(
+      'model-host',
+      'dist/apps/model-host/src/main.js',
+      ['--model-repository', repo.root, '--model-control-mode=explicit', `--load-model=${MODEL}`],
+      {
+        MODEL_HOST_HTTP_PORT: '0',
+        MODEL_HOST_GRPC_PORT: '0',
+        MODEL_HOST_METRICS_PORT: '0',
+        ...profiled('host'),
+      },
+      ['http', 'grpc', 'metrics'],
+    );
+    procs.push(host);
+    await waitReady(`${host.urls.http}/healthz/ready`);
+    const router = await startProcess(
+      'router',
+      'dist/apps/router/src/main.js',
+      [],
+      {
+        ROUTER_HTTP_PORT: '0',
+        ROUTER_GRPC_PORT: '0',
+        REDIS_KEY_PREFIX: `bench-profile-${process.pid}-c${c}`,
+        MODEL_REPOSITORY: repo.root,
+        KSERVE_ENDPOINTS: host.urls.grpc!.replace(/^grpc:\/\//, ''),
+        ...profiled('router'),
+      },
+      ['http', 'grpc'],
+    );
+    procs.push(router);
+    await waitReady(`${router.url}/healthz/ready`);
+    const shot = async (i: number) => {
+      const res = await fetch(`${router.url}/v1/predict`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${KEY}` },
+        body: JSON.stringify({ task: TASK, text: corpus[i % corpus.length] }),
+      });
+      await res.arrayBuffer();
+      if (res.status !== 200) throw new Error(`HTTP ${res.status}`);
+    };
+    const r = await measure(shot, {
+      concurrency: c,
+      warmup: 50,
+      windowMs: seconds * 1000,
+      minWindows: 1,
+      maxWindows: 1,
+      pids: { router: router.pid, host: host.pid },
+    });
+    return [
+      `c=${c}: ${r.throughput}/s, p50 ${r.p50} ms, p99 ${r.p99} ms, CPU-ms per request ${JSON.stringify(r.cpuPer1k)}`,
+    ];
+  } finally {
+    for (const p of procs.reverse()) await p.stop('SIGTERM');
+    repo.remove();
+  }
+}
+
+function render(dir: string, c: number): string[] {
+  const lines: string[] = [];
+  for (const app of ['router', 'host']) {
+    const at = join(dir, `c${c}`, app);
+    const files = readdirSync(at)
+      .filter((f) => f.endsWith('.cpuprofile'))
+      .sort();
+    for (const file of files) {
+      const s = summariseProfile(JSON.parse(readFileSync(join(at, file), 'utf8')) as CpuProfile);
+      // One profile per thread: the main thread's is written first, then worker threads'.
+      lines.push(
+        '',
+        `### ${app}, c=${c}, ${file} (${s.busySamples} busy samples, idle ${s.idleShare} %)`,
+        '',
+        '| top self frames (share of busy) | % | packages | % |',
+        '|---|---|---|---|',
+        ...s.frames.map(
+          (f, k) =>
+            `| \`${f.frame}\` | ${f.share} | ${s.packages[k] ? `${s.packages[k].frame} | ${s.packages[k].share}` : ' | '} |`,
+        ),
+      );
+    }
+  }
+  return lines;
+}
+
+async function main(): Promise<void> {
+  const argv = process.argv.slice(2);
+  const seconds = Number(arg(argv, '--seconds') ?? 15);
+  const mix = (arg(argv, '--mix') ?? 'short') as TextMix;
+  const levels = (arg(argv, '--concurrency') ?? '1,32').split(',').map(Number);
+  const models = arg(argv, '--models') ?? join(ROOT, '.bench-models');
+  const out = arg(argv, '--out') ?? join(ROOT, 'docs', 'benchmarks');
+  ensureBuiltAndGenerated(models, MODEL);
+  const corpus = buildCorpus(mix, 2000);
+  const dir = mkdtempSync(join(tmpdir(), 'mesh-profile-'));
+  const lines = [
+    '# Router and host CPU profiles',
+    '',
+    `\`npm run bench:profile -- --seconds ${seconds} --mix ${mix} --concurrency ${levels.join(',')}\`, ${new Date().toISOString()}. Closed-loop HTTP predicts on ${MODEL} (small bench model). Shares are of busy samples of each thread; native work (ORT's run, socket writes) counts to the JS frame that called it. Raw profiles: ${dir}.`,
+  ];
+  for (const c of levels) {
+    process.stderr.write(`bench:profile: c=${c}, ${seconds} s\n`);
+    lines.push('', `## c=${c}`, '', ...(await profileAt(c, seconds, corpus, models, dir)));
+    lines.push(...render(dir, c));
+  }
+  mkdirSync(out, { recursive: true });
+  writeFileSync(join(out, 'router-profile.md'), `${lines.join('\n')}\n`);
+  process.stderr.write(`bench:profile: wrote ${join(out, 'router-profile.md')}\n`);
+}
+
+if (require.main === module) {
+  main().catch((err: unknown) => {
+    console.error(err);
+    process.exit(1);
+  });
+}

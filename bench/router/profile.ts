@@ -7,7 +7,7 @@
  * Native time inside a call (ORT's `run`, socket writes) is charged to the JS frame that made it.
  */
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { buildCorpus, type TextMix } from './bench-corpus';
 import { measure } from './bench-measure';
@@ -101,7 +101,13 @@ async function profileAt(
   models: string,
   dir: string,
 ): Promise<string[]> {
-  const repo = repositoryVariant(models, MODEL, { dispatch_when_idle: 'true' });
+  // As the router benchmark's mesh host: one 1-thread instance per core.
+  const repo = repositoryVariant(
+    models,
+    MODEL,
+    { dispatch_when_idle: 'true' },
+    { instances: availableParallelism() },
+  );
   const procs: BenchProcess[] = [];
   const profiled = (name: string) => ({
     NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${join(dir, `c${c}`, name)}`,

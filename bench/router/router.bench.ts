@@ -36,6 +36,8 @@ interface Args {
   concurrency: number[];
   mixes: TextMix[];
   reps: number;
+  /** Model instances of both hosts (`--instances`, default one per core). */
+  instances: number;
   arms: string[];
 }
 
@@ -65,10 +67,11 @@ function parseArgs(argv: string[]): Args {
     mixes: (get('--mixes') ?? 'short,mixed').split(',') as TextMix[],
     reps: Number(get('--reps') ?? 3),
     arms,
+    instances: Number(get('--instances') ?? CORES),
   };
 }
 
-function machine(): BenchReport['machine'] {
+function machine(instances: number): BenchReport['machine'] {
   const cpuinfo = readFileSync('/proc/cpuinfo', 'utf8');
   const flags = /^flags\s*:\s*(.*)$/m.exec(cpuinfo)?.[1]?.split(' ') ?? [];
   const ortVersion = (
@@ -85,7 +88,7 @@ function machine(): BenchReport['machine'] {
     node: process.version,
     onnxruntime: ortVersion,
     threads:
-      `${CORES} cores (os.availableParallelism()); host: 1 instance × intra-op ${CORES} (its default), ` +
+      `${CORES} cores (os.availableParallelism()); hosts: ${instances} instance(s) × intra-op ${Math.max(1, Math.floor(CORES / instances))} (cores ÷ instances, the host's default), ` +
       `spinning off; naive peer: 1 session × intra-op ${CORES}, ORT defaults otherwise; ` +
       `raw ORT: each configuration names its split`,
     loadAverage: readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' '),
@@ -135,11 +138,20 @@ async function main(): Promise<void> {
   const prefix = `bench-router-${process.pid}`;
   // The mesh's host dispatches at once to an idle instance; the Triton-like one batches only
   // equal shapes and always waits max_queue_delay for partners, as Triton does.
-  const meshRepo = repositoryVariant(args.models, MODEL, { dispatch_when_idle: 'true' });
-  const tritonRepo = repositoryVariant(args.models, MODEL, {
-    dispatch_when_idle: 'false',
-    max_padding_ratio: '1',
-  });
+  // One 1-thread instance per core: the best thread split of the raw-ORT ceiling, as
+  // docs/models.md recommends for CPU hosts (intra-op threads default to cores ÷ instances).
+  const meshRepo = repositoryVariant(
+    args.models,
+    MODEL,
+    { dispatch_when_idle: 'true' },
+    { instances: args.instances },
+  );
+  const tritonRepo = repositoryVariant(
+    args.models,
+    MODEL,
+    { dispatch_when_idle: 'false', max_padding_ratio: '1' },
+    { instances: args.instances },
+  );
   const all: BenchProcess[] = [];
   try {
     const host = (name: string, repo: string) =>
@@ -217,7 +229,7 @@ async function main(): Promise<void> {
       name: args.name,
       date: new Date().toISOString(),
       quick: args.quick,
-      machine: { ...machine(), loadAverageBefore: loadBefore },
+      machine: { ...machine(args.instances), loadAverageBefore: loadBefore },
       model: `${MODEL} v${VERSION} (small: 6 layers, hidden 384), pipeline ${model.pre.pipeline.id}, maxLength ${model.pre.manifest.maxLength}`,
       corpus: histograms,
       reps: args.reps,

@@ -89,6 +89,53 @@ export function packageOf(url: string): string {
     .slice(-1)[0]!;
 }
 
+const HOST_COUNTERS = [
+  'nv_inference_request_success',
+  'nv_inference_request_duration_us',
+  'nv_inference_queue_duration_us',
+  'nv_inference_compute_input_duration_us',
+  'nv_inference_compute_infer_duration_us',
+  'nv_inference_compute_output_duration_us',
+] as const;
+
+/** The host's Triton counters for one model, summed over versions. */
+export function hostCounters(text: string, model: string): Record<string, number> {
+  const out: Record<string, number> = Object.fromEntries(HOST_COUNTERS.map((c) => [c, 0]));
+  for (const line of text.split('\n')) {
+    const m = /^(nv_inference_\w+)\{([^}]*)\}\s+(\S+)/.exec(line);
+    if (!m || !(m[1]! in out) || !m[2]!.includes(`model="${model}"`)) continue;
+    out[m[1]!]! += Number(m[3]);
+  }
+  return out;
+}
+
+async function scrape(url: string): Promise<Record<string, number>> {
+  return hostCounters(await (await fetch(`${url}/metrics`)).text(), MODEL);
+}
+
+/**
+ * Where a request's time goes, in ms per request over the window: the client's mean latency
+ * (Little's law on the closed loop), the host's own request duration (receipt to answer) and
+ * its parts; the rest is the router and the two loopback hops.
+ */
+function breakdown(
+  before: Record<string, number>,
+  after: Record<string, number>,
+  concurrency: number,
+  throughput: number,
+): string {
+  const d = (k: (typeof HOST_COUNTERS)[number]) => after[k]! - before[k]!;
+  const n = Math.max(1, d('nv_inference_request_success'));
+  const ms = (k: (typeof HOST_COUNTERS)[number]) => Math.round((d(k) / n / 1000) * 100) / 100;
+  const client = Math.round((concurrency / throughput) * 1000 * 100) / 100;
+  const host = ms('nv_inference_request_duration_us');
+  return [
+    '| per request, mean ms | client | host request | host queue | host input | ORT run | host output | router + hops |',
+    '|---|---|---|---|---|---|---|---|',
+    `| c=${concurrency} | ${client} | ${host} | ${ms('nv_inference_queue_duration_us')} | ${ms('nv_inference_compute_input_duration_us')} | ${ms('nv_inference_compute_infer_duration_us')} | ${ms('nv_inference_compute_output_duration_us')} | ${Math.round((client - host) * 100) / 100} |`,
+  ].join('\n');
+}
+
 function arg(argv: string[], flag: string): string | undefined {
   const i = argv.indexOf(flag);
   return i >= 0 ? argv[i + 1] : undefined;
@@ -152,6 +199,7 @@ async function profileAt(
       await res.arrayBuffer();
       if (res.status !== 200) throw new Error(`HTTP ${res.status}`);
     };
+    const before = await scrape(host.urls.metrics!);
     const r = await measure(shot, {
       concurrency: c,
       warmup: 50,
@@ -160,8 +208,11 @@ async function profileAt(
       maxWindows: 1,
       pids: { router: router.pid, host: host.pid },
     });
+    const after = await scrape(host.urls.metrics!);
     return [
       `c=${c}: ${r.throughput}/s, p50 ${r.p50} ms, p99 ${r.p99} ms, CPU-ms per request ${JSON.stringify(r.cpuPer1k)}`,
+      '',
+      breakdown(before, after, c, r.throughput),
     ];
   } finally {
     for (const p of procs.reverse()) await p.stop('SIGTERM');

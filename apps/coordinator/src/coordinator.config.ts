@@ -1,5 +1,6 @@
 import { existsSync, statSync } from 'node:fs';
 import { commonEnv, ConfigError, loadConfig, port, positiveInt, redisEnv } from '@mesh/config';
+import { jobsEnv } from '@mesh/jobs';
 import { kserveClientEnv } from '@mesh/kserve';
 import { z } from 'zod';
 
@@ -29,6 +30,8 @@ const coordinatorEnv = {
   COORDINATOR_RECONCILE_MS: positiveInt(5_000),
   /** Deadline of a repository load (a model load can take a while on Triton). */
   COORDINATOR_LOAD_DEADLINE_MS: positiveInt(120_000),
+  /** The dashboard lists jobs over the same retention as the router and workers. */
+  JOBS_RETENTION_SECONDS: jobsEnv.JOBS_RETENTION_SECONDS,
 };
 
 export type CoordinatorConfig = ReturnType<typeof loadCoordinatorConfig>;

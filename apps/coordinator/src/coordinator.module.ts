@@ -1,6 +1,7 @@
 import { hostname } from 'node:os';
 import { type DynamicModule, Module } from '@nestjs/common';
 import { createRedisClient } from '@mesh/config';
+import { JobRepository } from '@mesh/jobs';
 import {
   createChannelCredentials,
   KServeClient,
@@ -10,6 +11,7 @@ import {
 import {
   AdminAuthenticator,
   RedisTrafficSignalSource,
+  RouteEditValidator,
   RouterHeartbeatRepository,
   RoutingTableRepository,
   routingKeys,
@@ -19,6 +21,7 @@ import type { Logger } from 'pino';
 import type { CoordinatorConfig } from './coordinator.config';
 import { CoordinatorRuntime } from './coordinator.runtime';
 import { ADMIN_AUTHENTICATOR, REDIS_CLIENT } from './coordinator.tokens';
+import { DashboardModule, type DashboardDeps } from './dashboard/dashboard.module';
 import { BackendReconciler } from './fleet/backend.reconciler';
 import { HeartbeatRouterFleet } from './fleet/heartbeat.router-fleet';
 import { KServeBackendFleet } from './fleet/kserve-backend.fleet';
@@ -97,7 +100,23 @@ function build(config: CoordinatorConfig, logger: Logger) {
     logger,
     { tickMs: config.COORDINATOR_TICK_MS, reconcileMs: config.COORDINATOR_RECONCILE_MS },
   );
-  return { redis, service, runtime: new CoordinatorRuntime(redis, clients, runner) };
+  const dashboard: DashboardDeps = {
+    auth: new AdminAuthenticator(config.ADMIN_API_KEY),
+    clock: systemClock,
+    table,
+    heartbeats,
+    signals,
+    routeValidator: new RouteEditValidator(config.MODEL_REPOSITORY),
+    rollouts: service,
+    rolloutRepository: rollouts,
+    jobs: new JobRepository(redis, {
+      keyPrefix: config.REDIS_KEY_PREFIX,
+      retentionSeconds: config.JOBS_RETENTION_SECONDS,
+    }),
+    backends: clients,
+    backendDeadlineMs: config.KSERVE_PROBE_DEADLINE_MS,
+  };
+  return { redis, service, dashboard, runtime: new CoordinatorRuntime(redis, clients, runner) };
 }
 
 /** The version-switch coordinator: the rollout API, the leader loop, health and metrics. */
@@ -107,11 +126,14 @@ export class CoordinatorModule {
     const graph = build(config, logger);
     return {
       module: CoordinatorModule,
-      imports: [RedisHealthModule.register('coordinator', config.REDIS_URL)],
+      imports: [
+        RedisHealthModule.register('coordinator', config.REDIS_URL),
+        DashboardModule.register(graph.dashboard),
+      ],
       controllers: [RolloutsController],
       providers: [
         { provide: REDIS_CLIENT, useValue: graph.redis },
-        { provide: ADMIN_AUTHENTICATOR, useValue: new AdminAuthenticator(config.ADMIN_API_KEY) },
+        { provide: ADMIN_AUTHENTICATOR, useValue: graph.dashboard.auth },
         { provide: RolloutService, useValue: graph.service },
         { provide: CoordinatorRuntime, useValue: graph.runtime },
         AdminKeyGuard,

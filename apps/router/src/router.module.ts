@@ -26,6 +26,7 @@ import {
   HealthController,
   METRICS_REGISTRY,
   MetricsController,
+  OpenStreamsRegistry,
   READINESS_CHECKS,
   RedisPingCheck,
   createMetricsRegistry,
@@ -54,7 +55,6 @@ import { JobSubmissionService } from './jobs/job-submission.service';
 import { JOB_UPLOAD_LIMITS } from './jobs/job-upload.limits';
 import { JobsController } from './jobs/jobs.controller';
 import { JobsGrpcController } from './jobs/jobs.grpc.controller';
-import { OpenStreamsRegistry } from './jobs/open-streams.registry';
 import { PredictorGrpcController } from './grpc/predictor.grpc.controller';
 import { PredictController } from './http/predict.controller';
 import { batchBound, type RouterConfig } from './router.config';

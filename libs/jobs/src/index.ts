@@ -23,6 +23,7 @@ export {
   type RetryPolicy,
 } from './job-queue.contracts';
 export { JobFlowProducer } from './job-flow.producer';
+export { jobResultLine, type JobResultLine } from './job-result.line';
 export { jobItemSchema, parseJobItem } from './job-item.schema';
 export { JobKeys } from './job.keys';
 export { JobRepository, type JobRepositoryOptions, type ListOptions } from './job.repository';

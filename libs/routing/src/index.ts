@@ -85,6 +85,7 @@ export {
 } from './redis-traffic-signal.source';
 export {
   RouterHeartbeatRepository,
+  routeBlockReason,
   type RouterHeartbeatRepositoryOptions,
 } from './router-heartbeat.repository';
 export type {

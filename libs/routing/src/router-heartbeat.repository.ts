@@ -78,14 +78,15 @@ export class RouterHeartbeatRepository {
     const live = await this.readLive();
     const blocking: RouteBlocker[] = [];
     for (const hb of live) {
-      const reason = blockReason(hb, model, version, minEpoch);
+      const reason = routeBlockReason(hb, model, version, minEpoch);
       if (reason !== undefined) blocking.push({ routerId: hb.routerId, reason });
     }
     return { ok: live.length > 0 && blocking.length === 0, routers: live.length, blocking };
   }
 }
 
-function blockReason(
+/** Why one router cannot route (model, version) at `minEpoch` or later; undefined when it can. */
+export function routeBlockReason(
   hb: RouterHeartbeat,
   model: string,
   version: number,

@@ -1,9 +1,11 @@
 export { HealthController } from './health.controller';
 export { createHttpApp, listenHttp, type HttpAppOptions } from './http-app';
+export { streamRaw } from './http-stream';
 export { MetricsController } from './metrics.controller';
 export { createLogger, type Logger } from './logger';
 export { createMetricsRegistry } from './metrics.registry';
 export { NestPinoLogger } from './nest-logger';
+export { OpenStreamsRegistry } from './open-streams.registry';
 export {
   runReadiness,
   type ReadinessCheck,

@@ -2,14 +2,17 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import {
   JobNotFoundError,
   TERMINAL_STATES,
+  jobResultLine,
   jobStatusView,
-  type ItemResult,
   type JobRecord,
+  type JobResultLine,
   type JobRepository,
   type JobStatusView,
 } from '@mesh/jobs';
 import type { Tenant } from '@mesh/routing';
 import type { ListJobsQuery } from './job.commands';
+
+export type { JobResultLine };
 
 /** Who asks: a tenant sees its own jobs only; the admin sees every tenant's. */
 export type JobViewer = { tenant: Tenant } | { admin: true };
@@ -74,7 +77,7 @@ export class JobQueryService {
         const index = chunk * job.chunkSize + i;
         if (index < from) return;
         const id = written.ids?.[i];
-        lines.push(resultLine(index, id ?? undefined, pin, result));
+        lines.push(jobResultLine(index, id ?? undefined, pin, result));
       });
       if (lines.length > 0) yield lines;
       if (signal.aborted) return;
@@ -110,31 +113,5 @@ export class JobQueryService {
       throw new JobNotFoundError(jobId);
     }
     return job;
-  }
-}
-
-/** One line of a job's results: a prediction on the pinned version, or an item error. */
-export type JobResultLine = { index: number; id?: string | number } & (
-  | ({ model: string; version: number; pipeline: string } & (
-      | { label: string; score: number; scores: { label: string; score: number }[] }
-      | { embedding: number[] }
-    ))
-  | { error: { code: string; message: string } }
-);
-
-function resultLine(
-  index: number,
-  id: string | number | undefined,
-  pin: { model: string; version: number; pipeline: string },
-  r: ItemResult,
-): JobResultLine {
-  const head = id === undefined ? { index } : { index, id };
-  switch (r.kind) {
-    case 'classification':
-      return { ...head, ...pin, label: r.label, score: r.score, scores: r.scores };
-    case 'embedding':
-      return { ...head, ...pin, embedding: Array.from(r.embedding) };
-    case 'error':
-      return { ...head, error: r.error };
   }
 }

@@ -1,5 +1,4 @@
 import { Readable } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
 import {
   Body,
   Controller,
@@ -16,6 +15,7 @@ import {
 } from '@nestjs/common';
 import { ApiBearerAuth, ApiHeader, ApiTags } from '@nestjs/swagger';
 import { parseNdjsonItems, type JobStatusView } from '@mesh/jobs';
+import { OpenStreamsRegistry, streamRaw } from '@mesh/telemetry';
 import type { AdminAuthenticator } from '@mesh/routing';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { CallerService } from '../core/caller.service';
@@ -35,7 +35,6 @@ import {
 import { JobQueryService, type JobResultLine, type JobViewer } from './job-query.service';
 import { JobSubmissionService } from './job-submission.service';
 import { JOB_UPLOAD_LIMITS, type JobUploadLimits } from './job-upload.limits';
-import { OpenStreamsRegistry } from './open-streams.registry';
 
 export const NDJSON = 'application/x-ndjson';
 
@@ -192,26 +191,6 @@ export class JobsController {
     const query = parseRequest(listQuerySchema, q);
     return { jobs: await this.query.list(viewer, query) };
   }
-}
-
-/**
- * Sends a long-lived stream on the raw response with its headers flushed at once, so a client
- * sees 200 before the first result exists (a job that has not started yet).
- */
-function streamRaw(
-  req: FastifyRequest,
-  reply: FastifyReply,
-  headers: Record<string, string>,
-  source: AsyncIterable<string>,
-): void {
-  reply.hijack();
-  const requestId = req.headers['x-request-id'];
-  reply.raw.writeHead(200, {
-    ...headers,
-    ...(typeof requestId === 'string' ? { 'x-request-id': requestId } : {}),
-  });
-  reply.raw.flushHeaders();
-  pipeline(Readable.from(source), reply.raw).catch(() => undefined);
 }
 
 function isNdjson(req: FastifyRequest): boolean {

@@ -27,9 +27,9 @@ import {
   listQuerySchema,
   taskSchema,
 } from './job-request.schemas';
+import { OpenStreamsRegistry } from '@mesh/telemetry';
 import { JobQueryService, type JobResultLine } from './job-query.service';
 import { JobSubmissionService } from './job-submission.service';
-import { OpenStreamsRegistry } from './open-streams.registry';
 
 interface JobItemMsg {
   id?: string;

@@ -1,0 +1,92 @@
+import { resolve } from 'node:path';
+import { type DynamicModule, Module } from '@nestjs/common';
+import type { JobRepository } from '@mesh/jobs';
+import type { KServeClient } from '@mesh/kserve';
+import type {
+  AdminAuthenticator,
+  RouteEditValidator,
+  RouterHeartbeatRepository,
+  RoutingTableRepository,
+  TrafficSignalSource,
+} from '@mesh/routing';
+import { OpenStreamsRegistry } from '@mesh/telemetry';
+import { ADMIN_AUTHENTICATOR } from '../coordinator.tokens';
+import { AdminKeyGuard } from '../http/admin-key.guard';
+import type { Clock } from '../rollout/rollout.ports';
+import type { RolloutRepository } from '../rollout/rollout.repository';
+import type { RolloutService } from '../rollout/rollout.service';
+import { DashboardUiController } from './dashboard-ui.controller';
+import { DashboardController } from './dashboard.controller';
+import type { DashboardFeeds } from './dashboard.feeds';
+import { DASHBOARD_FEEDS, DASHBOARD_UI_DIR } from './dashboard.tokens';
+import { JobsViewReader } from './jobs.view';
+import { ModelsViewReader } from './models.view';
+import { RouteWeightsEditor } from './route-weights.editor';
+import { RoutesViewReader } from './routes.view';
+import { TrafficViewReader, type TrafficViewOptions } from './traffic.view';
+
+/** The coordinator's own collaborators the dashboard reads and writes through. */
+export interface DashboardDeps {
+  auth: AdminAuthenticator;
+  clock: Clock;
+  table: RoutingTableRepository;
+  heartbeats: RouterHeartbeatRepository;
+  signals: TrafficSignalSource;
+  routeValidator: Pick<RouteEditValidator, 'check'>;
+  rollouts: Pick<RolloutService, 'list'>;
+  rolloutRepository: Pick<RolloutRepository, 'activeId'>;
+  jobs: JobRepository;
+  backends: readonly KServeClient[];
+  backendDeadlineMs: number;
+  /** Default: `dist/ui` under the working directory (where `npm run build` puts it). */
+  uiDir?: string;
+  traffic?: TrafficViewOptions;
+  /** Re-read period of each view's live stream; defaults suit a page left open all day. */
+  everyMs?: Partial<Record<keyof DashboardFeeds, number>>;
+}
+
+const EVERY_MS: Record<keyof DashboardFeeds, number> = {
+  routes: 1000,
+  rollouts: 1000,
+  jobs: 1000,
+  traffic: 5000,
+  models: 5000,
+};
+
+/** `/ui` and `/v1/dashboard`, behind the same admin key as the rollout API. */
+@Module({})
+export class DashboardModule {
+  static register(deps: DashboardDeps): DynamicModule {
+    const routes = new RoutesViewReader(deps.table, deps.heartbeats, deps.rolloutRepository);
+    const traffic = new TrafficViewReader(deps.signals, deps.table, deps.clock, deps.traffic);
+    const models = new ModelsViewReader(deps.backends, deps.backendDeadlineMs);
+    const jobs = new JobsViewReader(deps.jobs, deps.clock);
+    const every = { ...EVERY_MS, ...deps.everyMs };
+    const feeds: DashboardFeeds = {
+      routes: { read: () => routes.read(), everyMs: every.routes },
+      traffic: { read: () => traffic.read(), everyMs: every.traffic },
+      rollouts: {
+        read: async () => ({ rollouts: await deps.rollouts.list() }),
+        everyMs: every.rollouts,
+      },
+      jobs: { read: () => jobs.read(), everyMs: every.jobs },
+      models: { read: () => models.read(), everyMs: every.models },
+    };
+    return {
+      module: DashboardModule,
+      controllers: [DashboardController, DashboardUiController],
+      providers: [
+        { provide: ADMIN_AUTHENTICATOR, useValue: deps.auth },
+        { provide: DASHBOARD_FEEDS, useValue: feeds },
+        { provide: DASHBOARD_UI_DIR, useValue: deps.uiDir ?? resolve('dist', 'ui') },
+        {
+          provide: RouteWeightsEditor,
+          useValue: new RouteWeightsEditor(deps.table, deps.routeValidator, deps.rolloutRepository),
+        },
+        { provide: JobsViewReader, useValue: jobs },
+        OpenStreamsRegistry,
+        AdminKeyGuard,
+      ],
+    };
+  }
+}

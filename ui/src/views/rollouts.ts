@@ -1,0 +1,164 @@
+import { h, table, time } from '../dom';
+import type { ViewFactory } from '../view';
+
+interface Timeline {
+  at: string;
+  from: string;
+  to: string;
+  step: number;
+  reason: string;
+  metrics?: Record<string, unknown>;
+}
+interface Rollout {
+  id: string;
+  plan: {
+    tenant: string;
+    task: string;
+    model: string;
+    toVersion: number;
+    steps: { weight: number; holdSeconds: number }[];
+  };
+  state: string;
+  step: number;
+  weights: { version: number; weight: number }[];
+  pendingCommand?: string;
+  timeline: Timeline[];
+}
+
+const TERMINAL = new Set(['completed', 'rolled_back', 'aborted', 'failed']);
+const COMMANDS = ['pause', 'resume', 'abort', 'promote'] as const;
+
+/** Rollouts: list, and the selected one's timeline with its operator commands. */
+export const rolloutsView: ViewFactory = (root, ctx) => {
+  let selected: string | undefined;
+  let last: Rollout[] = [];
+
+  function command(r: Rollout, kind: (typeof COMMANDS)[number]): void {
+    if ((kind === 'abort' || kind === 'promote') && !window.confirm(`${kind} rollout ${r.id}?`))
+      return;
+    ctx.api
+      .json('POST', `/v1/rollouts/${encodeURIComponent(r.id)}/${kind}`)
+      .then(() => ctx.notify(`${kind} queued for ${r.id}`))
+      .catch((err: Error) => ctx.notify(`${kind} refused: ${err.message}`, true));
+  }
+
+  function detail(r: Rollout): HTMLElement {
+    const ended = TERMINAL.has(r.state);
+    return h(
+      'section',
+      { class: 'card', 'aria-label': `Rollout ${r.id}`, 'data-rollout-detail': r.id },
+      h('h2', {}, `Rollout ${r.id}`),
+      h(
+        'p',
+        {},
+        `${r.plan.tenant}/${r.plan.task}: ${r.plan.model} → v${r.plan.toVersion}, steps ${r.plan.steps.map((s) => `${s.weight} %`).join(' → ')}`,
+      ),
+      h(
+        'p',
+        {},
+        'State ',
+        h('strong', { 'data-state': r.state }, r.state),
+        ` · step ${r.step}/${r.plan.steps.length} · weights ${r.weights.map((w) => `v${w.version}: ${w.weight}`).join(', ')}`,
+        r.pendingCommand ? h('span', { class: 'warn' }, ` · ${r.pendingCommand} pending`) : null,
+      ),
+      h(
+        'div',
+        { class: 'actions' },
+        ...COMMANDS.map((kind) =>
+          h(
+            'button',
+            {
+              type: 'button',
+              class: kind === 'abort' ? 'danger' : '',
+              disabled: ended,
+              onclick: () => command(r, kind),
+              'aria-label': `${kind} rollout ${r.id}`,
+            },
+            kind,
+          ),
+        ),
+      ),
+      h('h3', {}, 'Timeline'),
+      table(
+        ['At', 'Transition', 'Step', 'Reason', 'Gate values'],
+        r.timeline.map((t) =>
+          h(
+            'tr',
+            { 'data-to': t.to },
+            h('td', {}, time(t.at)),
+            h('td', {}, `${t.from} → ${t.to}`),
+            h('td', { class: 'num' }, t.step),
+            h('td', {}, t.reason),
+            h(
+              'td',
+              { class: 'mono' },
+              t.metrics
+                ? Object.entries(t.metrics)
+                    .map(
+                      ([k, v]) =>
+                        `${k}=${typeof v === 'number' ? Math.round(v * 1000) / 1000 : String(v)}`,
+                    )
+                    .join(' ')
+                : '—',
+            ),
+          ),
+        ),
+        `Timeline of ${r.id}`,
+      ),
+    );
+  }
+
+  function draw(): void {
+    const rows = last.map((r) =>
+      h(
+        'tr',
+        { 'data-rollout': r.id },
+        h('td', { class: 'mono' }, r.id),
+        h('td', {}, `${r.plan.tenant}/${r.plan.task}`),
+        h('td', {}, `${r.plan.model} → v${r.plan.toVersion}`),
+        h('td', { class: TERMINAL.has(r.state) ? 'muted' : 'ok' }, r.state),
+        h('td', { class: 'num' }, `${r.step}/${r.plan.steps.length}`),
+        h(
+          'td',
+          {},
+          h(
+            'button',
+            {
+              type: 'button',
+              'aria-label': `Show rollout ${r.id}`,
+              onclick: () => {
+                selected = r.id;
+                draw();
+              },
+            },
+            'Details',
+          ),
+        ),
+      ),
+    );
+    const chosen = last.find((r) => r.id === selected);
+    root.replaceChildren(
+      h(
+        'section',
+        { class: 'card' },
+        h('h2', {}, 'Rollouts'),
+        rows.length > 0
+          ? table(['Id', 'Route', 'Change', 'State', 'Step', ''], rows, 'Rollouts')
+          : h(
+              'p',
+              { class: 'muted' },
+              'No rollouts yet: create one with `POST /v1/rollouts` or `npm run mesh -- rollout`.',
+            ),
+      ),
+      chosen ? detail(chosen) : h('p', { class: 'muted' }, 'Choose a rollout to see its timeline.'),
+    );
+  }
+
+  return {
+    render(raw) {
+      last = (raw as { rollouts: Rollout[] }).rollouts;
+      if (selected === undefined && last[0]) selected = last[0].id;
+      draw();
+    },
+  };
+};

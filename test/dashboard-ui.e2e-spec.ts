@@ -117,12 +117,14 @@ describe('operator dashboard in headless Chromium (mesh up as processes)', () =>
 
     await page.click(`button[aria-label="Edit weights of */question-type"]`);
     await page.waitForSelector('dialog[open]');
-    const v1 = await page.$('input[aria-label="Weight of version 1"]');
-    await v1!.click({ count: 3 });
-    await v1!.type('0');
-    const v2 = await page.$('input[aria-label="Weight of version 2"]');
-    await v2!.click({ count: 3 });
-    await v2!.type('100');
+    for (const [version, weight] of [
+      [1, '0'],
+      [2, '100'],
+    ] as const) {
+      const input = `input[aria-label="Weight of version ${version}"]`;
+      await page.$eval(input, (el) => ((el as HTMLInputElement).value = ''));
+      await page.type(input, weight);
+    }
     await page.click('dialog button::-p-text(Review change)');
     await page.click('dialog button::-p-text(Apply change)');
     await page.waitForSelector('dialog[open]', { hidden: true });

@@ -1,3 +1,4 @@
+/* eslint-disable @typescript-eslint/no-explicit-any -- the API's JSON answers are read untyped */
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
@@ -135,7 +136,6 @@ beforeAll(async () => {
   app.useGlobalFilters(new CoordinatorErrorFilter(logger));
   await app.listen(0, '127.0.0.1');
   base = await app.getUrl();
-  base = base.replace('[::1]', '127.0.0.1');
 });
 
 afterAll(async () => {

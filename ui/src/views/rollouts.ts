@@ -28,6 +28,14 @@ interface Rollout {
 const TERMINAL = new Set(['completed', 'rolled_back', 'aborted', 'failed']);
 const COMMANDS = ['pause', 'resume', 'abort', 'promote'] as const;
 
+/** States in which the coordinator accepts each command (its RolloutService rules). */
+const ACCEPTS: Record<(typeof COMMANDS)[number], (state: string) => boolean> = {
+  pause: (s) => !TERMINAL.has(s) && s !== 'paused' && s !== 'rolling_back',
+  resume: (s) => s === 'paused',
+  abort: (s) => !TERMINAL.has(s),
+  promote: (s) => !TERMINAL.has(s) && !['pending', 'loading', 'rolling_back'].includes(s),
+};
+
 /** Rollouts: list, and the selected one's timeline with its operator commands. */
 export const rolloutsView: ViewFactory = (root, ctx) => {
   let selected: string | undefined;
@@ -43,7 +51,6 @@ export const rolloutsView: ViewFactory = (root, ctx) => {
   }
 
   function detail(r: Rollout): HTMLElement {
-    const ended = TERMINAL.has(r.state);
     return h(
       'section',
       { class: 'card', 'aria-label': `Rollout ${r.id}`, 'data-rollout-detail': r.id },
@@ -70,7 +77,7 @@ export const rolloutsView: ViewFactory = (root, ctx) => {
             {
               type: 'button',
               class: kind === 'abort' ? 'danger' : '',
-              disabled: ended,
+              disabled: !ACCEPTS[kind](r.state),
               onclick: () => command(r, kind),
               'aria-label': `${kind} rollout ${r.id}`,
             },

@@ -1,4 +1,4 @@
-/// <reference lib="dom" />
+/* eslint-disable @typescript-eslint/no-unsafe-return -- functions run in the page: puppeteer types their elements with the DOM lib, which this Node program does not load */
 import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import Redis from 'ioredis';
@@ -10,6 +10,20 @@ import { ROOT, startApp, uniquePrefix, type StartedApp } from './support/app-pro
 import { pollUntil } from './support/poll';
 
 jest.setTimeout(180_000);
+
+// Globals of the page, for the functions run inside it. Declared here, in this module only:
+// the DOM lib must not leak into the Node programs the project type-checks together.
+interface PageElement {
+  textContent: string | null;
+  getAttribute(name: string): string | null;
+}
+declare const document: {
+  querySelector(selector: string): PageElement | null;
+  documentElement: { scrollWidth: number; clientWidth: number };
+};
+declare const location: { hash: string };
+declare const localStorage: { length: number };
+declare const sessionStorage: { length: number };
 
 /** Debian's chromium package; `.ci/run` installs it when absent. */
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/lib/chromium/chromium';
@@ -41,7 +55,7 @@ function waitInPage<T>(fn: () => T | null, what: string, timeoutMs = 60_000): Pr
     timeoutMs,
     intervalMs: 200,
     what,
-  }) as Promise<T>;
+  });
 }
 
 beforeAll(async () => {
@@ -126,7 +140,7 @@ describe('operator dashboard in headless Chromium (mesh up as processes)', () =>
       [2, '100'],
     ] as const) {
       const input = `input[aria-label="Weight of version ${version}"]`;
-      await page.$eval(input, (el) => ((el as HTMLInputElement).value = ''));
+      await page.$eval(input, (el) => ((el as unknown as { value: string }).value = ''));
       await page.type(input, weight);
     }
     await page.click('dialog button::-p-text(Review change)');
@@ -256,7 +270,7 @@ describe('operator dashboard in headless Chromium (mesh up as processes)', () =>
     await open('jobs');
     const bar = `progress[aria-label="Progress of job ${id}"]`;
     await page.waitForSelector(bar);
-    expect(await page.$eval(bar, (p) => (p as HTMLProgressElement).value)).toBe(0);
+    expect(await page.$eval(bar, (p) => (p as unknown as { value: number }).value)).toBe(0);
     worker = await startWorker({
       REDIS_KEY_PREFIX: prefix,
       KSERVE_ENDPOINTS: hostPort(mesh.host.urls.grpc!),
@@ -265,7 +279,7 @@ describe('operator dashboard in headless Chromium (mesh up as processes)', () =>
     await pollUntil(
       async () => {
         const value = await page
-          .$eval(bar, (p) => (p as HTMLProgressElement).value)
+          .$eval(bar, (p) => (p as unknown as { value: number }).value)
           .catch(() => -1);
         if (value >= 0 && values[values.length - 1] !== value) values.push(value);
         if (value > 0 && value < 600 && !existsSync(join(ARTIFACTS, 'dashboard-jobs.png'))) {
@@ -285,7 +299,9 @@ describe('operator dashboard in headless Chromium (mesh up as processes)', () =>
     await open('models');
     await page.waitForSelector('[data-model="question-type-zh/2"]');
     const row = await page.$eval('[data-model="question-type-zh/2"]', (tr) =>
-      [...tr.querySelectorAll('td')].map((td) => td.getAttribute('title') || td.textContent),
+      Array.from(tr.querySelectorAll('td') as unknown as ArrayLike<PageElement>).map(
+        (td) => td.getAttribute('title') || td.textContent,
+      ),
     );
     expect(row.slice(0, 3)).toEqual(['question-type-zh', '2', 'READY']);
     expect(row[4]).toMatch(/^[0-9a-f]{64}$/);

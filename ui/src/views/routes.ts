@@ -85,7 +85,7 @@ export const routesView: ViewFactory = (root, ctx) => {
     dialog.replaceChildren(
       h('h2', { id: 'edit-title' }, `Weights of ${route.tenant}/${route.task} (${route.model})`),
       ...route.versions.map((v, i) =>
-        h('p', {}, h('label', { for: `w-${v.version}` }, `Version ${v.version}`), inputs[i]!),
+        h('p', {}, h('label', { for: `w-${v.version}` }, `Version ${v.version}`), inputs[i]),
       ),
       message,
       h(

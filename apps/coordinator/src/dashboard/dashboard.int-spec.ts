@@ -1,4 +1,4 @@
-/* eslint-disable @typescript-eslint/no-explicit-any -- the API's JSON answers are read untyped */
+/* eslint-disable @typescript-eslint/no-explicit-any, @typescript-eslint/no-unsafe-return -- the API's JSON answers are read untyped */
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';

@@ -72,7 +72,7 @@ export class TrafficViewReader {
         ]);
         return {
           ...v,
-          summary: summary!,
+          summary: summary,
           series: {
             ratePerSecond: steps.map((s) => round(s.ratePerSecond)),
             errorRate: steps.map((s) => round(s.errorRate)),

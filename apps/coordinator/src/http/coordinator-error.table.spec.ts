@@ -3,8 +3,11 @@ import {
   AdminForbiddenError,
   EpochConflictError,
   FencedWriteError,
+  RouteEditRejectedError,
+  RoutingValidationError,
   UnauthenticatedError,
 } from '@mesh/routing';
+import { JobNotFoundError } from '@mesh/jobs';
 import {
   InvalidCommandError,
   InvalidPlanError,
@@ -26,6 +29,15 @@ describe('coordinator error table', () => {
     [new EpochConflictError(1, 2), 409, 'EPOCH_CONFLICT'],
     [new FencedWriteError(3), 409, 'FENCED'],
     [new PlanRejectedError([{ path: 'model', message: 'unknown' }]), 422, 'PLAN_REJECTED'],
+    [
+      new RouteEditRejectedError([
+        { code: 'UNKNOWN_VERSION', path: 'versions[0].version', message: 'no version 9' },
+      ]),
+      422,
+      'UNKNOWN_VERSION',
+    ],
+    [new RoutingValidationError('weights edit', []), 400, 'INVALID_ROUTING_CONFIG'],
+    [new JobNotFoundError('j1'), 404, 'JOB_NOT_FOUND'],
     [Object.assign(new Error('bad json'), { statusCode: 400 }), 400, 'INVALID_JSON'],
     [new Error('boom'), 500, 'INTERNAL'],
   ])('%s → %i %s', (err, status, code) => {

@@ -108,6 +108,16 @@ describe('validateInferRequest', () => {
       "priority 3 is out of range: model 'm' has priority levels 1..2",
     ],
     ['an input given twice', req([...ok, ok[0]!]), "input 'input_ids' is given twice"],
+    [
+      'an empty sequence',
+      req([t('input_ids', [1, 0]), t('attention_mask', [1, 0])]),
+      "input 'input_ids': shape [1,0] is empty along dimension 1; every dimension must be at least 1",
+    ],
+    [
+      'an empty batch',
+      req([t('input_ids', [0, 5]), t('attention_mask', [0, 5])]),
+      "input 'input_ids': batch size 0 is outside 1..4 (max_batch_size)",
+    ],
   ])('rejects %s with INVALID_ARGUMENT naming the tensor', (_what, request, message) => {
     let caught: unknown;
     try {

@@ -1,5 +1,6 @@
 import { ELEMENT_BYTES, MAX_TENSOR_ELEMENTS, formatShape } from '@mesh/kserve';
 import type { HostTensor, InferRequest } from './inference.types';
+import { checkInputBounds } from './input-bounds.check';
 import { InvalidInferenceError } from './model-host.errors';
 import { fullDims, type ModelVersionSpec, type TensorSpec } from './model-spec';
 
@@ -12,6 +13,14 @@ function checkShape(spec: ModelVersionSpec, want: TensorSpec, t: HostTensor): vo
     throw new InvalidInferenceError(
       `input '${t.name}': shape ${formatShape(t.shape)} does not match the model's ${formatShape(dims)}` +
         (spec.maxBatchSize > 0 ? ' (the first dimension is the batch)' : ''),
+    );
+  }
+  // An empty tensor has nothing to compute, and graphs fail on it deep inside ORT. (An empty
+  // batch dimension is reported by the batch check, which names the allowed range.)
+  const empty = t.shape.indexOf(0, spec.maxBatchSize > 0 ? 1 : 0);
+  if (empty >= 0) {
+    throw new InvalidInferenceError(
+      `input '${t.name}': shape ${formatShape(t.shape)} is empty along dimension ${empty}; every dimension must be at least 1`,
     );
   }
   let count = 1;
@@ -62,6 +71,7 @@ export function validateInferRequest(spec: ModelVersionSpec, req: InferRequest):
     return t;
   });
   checkBatch(spec, ordered);
+  checkInputBounds(spec.inputBounds, ordered);
   for (const name of req.outputs) {
     if (!spec.outputs.some((o) => o.name === name)) {
       throw new InvalidInferenceError(

@@ -18,6 +18,25 @@ export interface ModelVersionSpec {
   batching: BatchingPolicy;
   /** Class labels per output name (label_filename), for the classification extension. */
   labels?: Record<string, string[]>;
+  /** Limits read from the ONNX graph; absent when the graph has no recognisable embedding. */
+  inputBounds?: InputBounds;
+}
+
+/** Rows of a table that a client-supplied input indexes, and how messages name that table. */
+export interface TableBound {
+  rows: number;
+  table: string;
+}
+
+/**
+ * What the model's own tables allow, so out-of-range client input is refused before ORT sees
+ * it (ORT would fail the whole batch with an internal error). Read at load time.
+ */
+export interface InputBounds {
+  /** Per input name: the embedding table its values index (ids must be 0..rows-1). */
+  ids: Record<string, TableBound>;
+  /** The position table: bounds the last dimension (the sequence) of `input`. */
+  sequence?: TableBound & { input: string };
 }
 
 /** The shape a request tensor must have: the batch dim (-1) first when the model batches. */

@@ -1,4 +1,4 @@
-import { stat } from 'node:fs/promises';
+import { readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import {
   ModelRepositoryReader,
@@ -9,6 +9,7 @@ import {
 } from '@mesh/model-repository';
 import { InvalidInferenceError } from '../core/model-host.errors';
 import { applyConfigOverride } from './config-override';
+import { readOnnxGraphWiring, type OnnxGraphWiring } from './onnx-graph.reader';
 
 /** The files of one model in the repository, as read at load time. */
 export interface ModelFiles {
@@ -87,5 +88,17 @@ export class ModelFilesRepository {
 
   sha256(path: string): Promise<string> {
     return sha256File(path);
+  }
+
+  /**
+   * The graph's wiring and initializer dims, or undefined when the file is not a ModelProto this
+   * reader understands (ORT reports the real problem when it opens the file).
+   */
+  async graphWiring(path: string): Promise<OnnxGraphWiring | undefined> {
+    try {
+      return readOnnxGraphWiring(await readFile(path));
+    } catch {
+      return undefined;
+    }
   }
 }

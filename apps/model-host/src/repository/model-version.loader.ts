@@ -8,6 +8,7 @@ import type { ModelVersionSpec, TensorSpec } from '../core/model-spec';
 import type { SessionOptionsData } from '../execution/ort-worker.protocol';
 import { SessionPoolClient } from '../execution/session-pool.client';
 import { batchingPolicyOf } from './batching-policy';
+import { findInputBounds } from './input-bounds.finder';
 import type { ModelFiles, ModelFilesRepository } from './model-files.repository';
 import { checkModelSignature } from './model-signature.check';
 
@@ -133,7 +134,10 @@ export async function loadModelVersion(
       );
     }
   }
+  const wiring = await repo.graphWiring(path);
+  const inputBounds = wiring && findInputBounds(wiring);
   const spec: ModelVersionSpec = {
+    ...(inputBounds ? { inputBounds } : {}),
     model: files.name,
     version: String(version),
     maxBatchSize: config.maxBatchSize,

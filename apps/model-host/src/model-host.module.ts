@@ -1,5 +1,6 @@
 import { Module, type DynamicModule } from '@nestjs/common';
 import { HealthController, READINESS_CHECKS, type ReadinessCheck } from '@mesh/telemetry';
+import { HostAccessLog } from './core/host-access.log';
 import { ModelHostService } from './core/model-host.service';
 import { KserveHttpController } from './http/kserve-http.controller';
 
@@ -17,12 +18,13 @@ function modelsLoadedCheck(host: ModelHostService): ReadinessCheck {
 /** The HTTP side of the host: KServe v2 REST plus `/healthz/*`. gRPC and metrics listen apart. */
 @Module({})
 export class ModelHostModule {
-  static register(host: ModelHostService): DynamicModule {
+  static register(host: ModelHostService, access: HostAccessLog): DynamicModule {
     return {
       module: ModelHostModule,
       controllers: [KserveHttpController, HealthController],
       providers: [
         { provide: ModelHostService, useValue: host },
+        { provide: HostAccessLog, useValue: access },
         { provide: READINESS_CHECKS, useValue: [modelsLoadedCheck(host)] },
       ],
     };

@@ -18,6 +18,8 @@ import {
   loadOptionsFrom,
   type LoadParameterValue,
 } from '../core/load-options';
+import { requestIdOf, type HostAccessLog, type HostCall } from '../core/host-access.log';
+import type { InferResponse } from '../core/inference.types';
 import { toHostError } from '../core/model-host.errors';
 import {
   SERVER_EXTENSIONS,
@@ -74,15 +76,16 @@ export class InferenceServicer {
   constructor(
     private readonly host: ModelHostService,
     private readonly logger: Logger,
+    private readonly access: HostAccessLog,
   ) {}
 
   handlers(): grpc.UntypedServiceImplementation {
     const unary =
-      <Req>(fn: (req: Req) => unknown) =>
+      <Req>(fn: (req: Req, metadata: grpc.Metadata) => unknown) =>
       (call: Unary<Req>, cb: grpc.sendUnaryData<unknown>) => {
         echoRequestId(call);
         Promise.resolve()
-          .then(() => fn(call.request))
+          .then(() => fn(call.request, call.metadata))
           .then(
             (res) => cb(null, res),
             (err: unknown) => cb(this.toStatus(err)),
@@ -101,8 +104,8 @@ export class InferenceServicer {
         extensions: SERVER_EXTENSIONS,
       })),
       ModelMetadata: unary((r: ModelMetadataRequest) => h.metadata(r.name, r.version ?? '')),
-      ModelInfer: unary(async (r: ModelInferRequest) =>
-        toInferMessage(await h.infer(fromInferMessage(r))),
+      ModelInfer: unary(async (r: ModelInferRequest, md) =>
+        toInferMessage(await this.inferLogged('ModelInfer', r, md)),
       ),
       ModelStreamInfer: (call: grpc.ServerDuplexStream<ModelInferRequest, unknown>) =>
         this.stream(call),
@@ -146,7 +149,7 @@ export class InferenceServicer {
     call.on('data', (req: ModelInferRequest) => {
       open++;
       Promise.resolve()
-        .then(() => this.host.infer(fromInferMessage(req)))
+        .then(() => this.inferLogged('ModelStreamInfer', req, call.metadata))
         .then(
           (res) => call.write({ error_message: '', infer_response: toInferMessage(res) }),
           (err: unknown) =>
@@ -171,6 +174,22 @@ export class InferenceServicer {
       maybeEnd();
     });
     call.on('error', (err) => this.logger.debug({ err: err.message }, 'stream error'));
+  }
+
+  /** One inference, written to the access log under the caller's request id. */
+  private inferLogged(
+    method: string,
+    req: ModelInferRequest,
+    metadata: grpc.Metadata,
+  ): Promise<InferResponse> {
+    const call: HostCall = {
+      requestId: requestIdOf(metadata.get('x-request-id')[0], req.id),
+      transport: 'grpc',
+      method,
+      model: req.model_name,
+      version: req.model_version ?? '',
+    };
+    return this.access.around(call, () => this.host.infer(fromInferMessage(req)));
   }
 
   private toStatus(err: unknown): Partial<grpc.StatusObject> {

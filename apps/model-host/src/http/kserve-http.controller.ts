@@ -1,7 +1,7 @@
 import { Body, Headers, Controller, Get, HttpCode, Inject, Param, Post, Res } from '@nestjs/common';
 import { modelConfigToProtoJson } from '@mesh/model-repository';
 import type { FastifyReply } from 'fastify';
-import type { InferRequest } from '../core/inference.types';
+import { HostAccessLog, requestIdOf, type HostCall } from '../core/host-access.log';
 import {
   checkUnloadParameters,
   loadOptionsFrom,
@@ -43,7 +43,10 @@ function repositoryParameters(body: Buffer | undefined): Record<string, LoadPara
 /** KServe v2 REST (JSON) on the HTTP port; each route maps to one ModelHostService call. */
 @Controller('v2')
 export class KserveHttpController {
-  constructor(@Inject(ModelHostService) private readonly host: ModelHostService) {}
+  constructor(
+    @Inject(ModelHostService) private readonly host: ModelHostService,
+    @Inject(HostAccessLog) private readonly access: HostAccessLog,
+  ) {}
 
   @Get('health/live')
   live(@Res({ passthrough: true }) reply: FastifyReply): { live: boolean } {
@@ -111,29 +114,41 @@ export class KserveHttpController {
     @Param('version') version = '',
   ): Promise<unknown> {
     if (requestId) void reply.header('x-request-id', requestId);
-    const { header, binary } = splitInferBody(body, headerLength);
-    const decoded: HttpInferRequest = header
-      ? decodeHttpInferRequest(parseJsonObject(header), binary)
-      : {
-          id: '',
-          inputs: [rawBinaryInput(this.host.spec(model, version), binary)],
-          outputs: [],
-          classification: {},
-          priority: 0,
-          timeoutUs: 0,
-          binaryOutput: () => true,
-        };
-    const req: InferRequest = {
-      id: decoded.id,
+    const call: HostCall = {
+      requestId: requestIdOf(requestId, undefined),
+      transport: 'http',
+      method: 'POST infer',
       model,
       version,
-      inputs: decoded.inputs,
-      outputs: decoded.outputs,
-      classification: decoded.classification,
-      priority: decoded.priority,
-      timeoutUs: decoded.timeoutUs,
     };
-    const encoded = encodeHttpInferResponse(await this.host.infer(req), decoded.binaryOutput);
+    let binaryOutput: HttpInferRequest['binaryOutput'] = () => true;
+    const res = await this.access.around(call, () => {
+      const { header, binary } = splitInferBody(body, headerLength);
+      const decoded: HttpInferRequest = header
+        ? decodeHttpInferRequest(parseJsonObject(header), binary)
+        : {
+            id: '',
+            inputs: [rawBinaryInput(this.host.spec(model, version), binary)],
+            outputs: [],
+            classification: {},
+            priority: 0,
+            timeoutUs: 0,
+            binaryOutput,
+          };
+      call.requestId = requestIdOf(requestId, decoded.id);
+      binaryOutput = decoded.binaryOutput;
+      return this.host.infer({
+        id: decoded.id,
+        model,
+        version,
+        inputs: decoded.inputs,
+        outputs: decoded.outputs,
+        classification: decoded.classification,
+        priority: decoded.priority,
+        timeoutUs: decoded.timeoutUs,
+      });
+    });
+    const encoded = encodeHttpInferResponse(res, binaryOutput);
     if ('json' in encoded) return encoded.json;
     void reply
       .header('content-type', 'application/octet-stream')

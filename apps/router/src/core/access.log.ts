@@ -1,5 +1,4 @@
-import type { OnApplicationShutdown } from '@nestjs/common';
-import pino, { type Logger } from 'pino';
+import { SampledAccessLog } from '@mesh/telemetry';
 
 /** One line per request, written when the answer has been sent. */
 export interface AccessEntry {
@@ -19,43 +18,7 @@ export interface AccessEntry {
 }
 
 /**
- * The access log: one JSON line per request (`event: "access"`) with the request id, tenant,
- * task, model, version, status and latency. Successful requests are sampled at
- * `ROUTER_ACCESS_LOG_SAMPLE` (errors are always written), and lines go through an
- * asynchronous destination so logging never blocks a response on stdout.
+ * The router's access log: request id, tenant, task, model, version, status and latency per
+ * request, successes sampled at `ROUTER_ACCESS_LOG_SAMPLE`.
  */
-export class AccessLog implements OnApplicationShutdown {
-  private readonly out: Logger;
-  private readonly destination?: ReturnType<typeof pino.destination>;
-
-  constructor(
-    base: Logger,
-    private readonly sampleRate: number,
-    private readonly random: () => number = Math.random,
-    out?: Logger,
-  ) {
-    if (out) {
-      this.out = out;
-      return;
-    }
-    this.destination = pino.destination({ dest: 1, sync: false });
-    this.out = pino(
-      {
-        base: base.bindings(),
-        timestamp: pino.stdTimeFunctions.isoTime,
-        formatters: { level: (label) => ({ level: label }) },
-      },
-      this.destination,
-    );
-  }
-
-  record(entry: AccessEntry): void {
-    if (!entry.failed && (this.sampleRate <= 0 || this.random() >= this.sampleRate)) return;
-    this.out.info({ event: 'access', ...entry }, 'request');
-  }
-
-  /** Writes what is still buffered before the process exits. */
-  onApplicationShutdown(): void {
-    this.destination?.flushSync();
-  }
-}
+export class AccessLog extends SampledAccessLog<AccessEntry> {}

@@ -1,28 +1,31 @@
 import type { Logger } from 'pino';
-import { AccessLog, type AccessEntry } from './access.log';
+import { SampledAccessLog } from './access.log';
+
+interface Entry {
+  requestId: string;
+  model: string;
+  status: number;
+  failed: boolean;
+  latencyMs: number;
+}
 
 function capture(sampleRate: number, draws: number[]) {
   const lines: object[] = [];
   const out = { info: (obj: object) => lines.push(obj) } as unknown as Logger;
   let i = 0;
-  const log = new AccessLog(out, sampleRate, () => draws[i++ % draws.length]!, out);
+  const log = new SampledAccessLog<Entry>(out, sampleRate, () => draws[i++ % draws.length]!, out);
   return { log, lines };
 }
 
-const ok: AccessEntry = {
+const ok: Entry = {
   requestId: 'r1',
-  transport: 'http',
-  method: 'POST /v1/predict',
-  tenant: 'acme',
-  task: 'intent',
   model: 'intent-zh',
-  version: 2,
   status: 200,
   failed: false,
   latencyMs: 3.2,
 };
 
-describe('AccessLog', () => {
+describe('SampledAccessLog', () => {
   it('writes one access line per request with every field at sample rate 1', () => {
     const { log, lines } = capture(1, [0.99]);
     log.record(ok);

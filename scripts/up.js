@@ -6,6 +6,7 @@
 const { spawn } = require('node:child_process');
 const { existsSync, readFileSync } = require('node:fs');
 const { join } = require('node:path');
+const { formatLogLine } = require('./lib/log-line');
 const setup = require('./lib/setup');
 
 const COLORS = { 'model-host': 36, router: 32, 'batch-worker': 35, coordinator: 33, redis: 90 };
@@ -16,19 +17,13 @@ let stopping = false;
 
 /** URLs per app and listener, from the apps' `listening` log events (so port 0 works too). */
 const urls = {};
+/** Redis key prefix per app, from their `redis` startup events. */
+const keyPrefixes = {};
 
 function prefixed(name, line) {
-  let text = line;
-  if (line.startsWith('{')) {
-    try {
-      const e = JSON.parse(line);
-      if (e.event === 'listening') (urls[name] ??= {})[e.listener] = e.url;
-      text = `${(e.level || 'info').padEnd(5)} ${e.context ? `[${e.context}] ` : ''}${e.msg ?? ''}`;
-      if (e.err && e.err.message) text += ` — ${e.err.message}`;
-    } catch {
-      // keep the raw line
-    }
-  }
+  const { text, event: e } = formatLogLine(line);
+  if (e && e.event === 'listening') (urls[name] ??= {})[e.listener] = e.url;
+  if (e && e.event === 'redis') keyPrefixes[name] = e.keyPrefix;
   const color = process.stdout.isTTY ? `\x1b[${COLORS[name] || 0}m` : '';
   const reset = process.stdout.isTTY ? '\x1b[0m' : '';
   process.stdout.write(`${color}${name.padEnd(12)}|${reset} ${text}\n`);
@@ -106,6 +101,15 @@ function demoKeys() {
     .map((m) => `tenant ${m[1].padEnd(7)} Authorization: Bearer ${m[2]}`);
 }
 
+/** The key prefix the apps announced: one value normally, each app's if they differ. */
+function redisPrefixes() {
+  const distinct = [...new Set(Object.values(keyPrefixes))];
+  if (distinct.length <= 1) return distinct[0] === undefined ? '(not announced)' : `"${distinct[0]}"`;
+  return Object.entries(keyPrefixes)
+    .map(([app, p]) => `${app} "${p}"`)
+    .join(', ');
+}
+
 function grpcAddress(url) {
   return url.replace(/^grpc:\/\//, '');
 }
@@ -142,7 +146,7 @@ async function main() {
     `  model-host    ${u('model-host', 'http')} (KServe v2), gRPC ${u('model-host', 'grpc')}, metrics ${u('model-host', 'metrics')}/metrics`,
     `  batch-worker  ${u('batch-worker', 'http')} (bulk jobs: docs/jobs.md)`,
     `  coordinator   ${u('coordinator', 'http')}`,
-    `  redis         ${redisUrl}`,
+    `  redis         ${redisUrl}, key prefix ${redisPrefixes()}`,
     `  admin key     ${adminKey}`,
     ...demoKeys().map((l) => `  ${l}`),
     '',

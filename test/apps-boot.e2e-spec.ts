@@ -28,6 +28,13 @@ describe.each([
     expect(await ready.json()).toMatchObject({ status: 'ok', checks: { redis: { ready: true } } });
   });
 
+  it('announces its Redis key prefix at start', () => {
+    const events = app.logs.filter((l) => l.includes('"event":"redis"')).map((l) => JSON.parse(l));
+    expect(events).toEqual([
+      expect.objectContaining({ keyPrefix: prefix, msg: `redis key prefix "${prefix}"` }),
+    ]);
+  });
+
   it('exposes Prometheus metrics', async () => {
     const res = await fetch(`${app.urls.http}/metrics`);
     expect(res.status).toBe(200);

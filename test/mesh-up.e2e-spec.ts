@@ -11,12 +11,13 @@ interface MeshUpEvent {
 
 describe('npm run up', () => {
   it('brings up all four apps, each ready, and stops them all on Ctrl-C', async () => {
+    const prefix = uniquePrefix(__filename);
     const proc = spawn(process.execPath, [join(ROOT, 'scripts', 'up.js')], {
       cwd: ROOT,
       env: {
         ...process.env,
         MESH_UP_SKIP_SETUP: '1',
-        REDIS_KEY_PREFIX: uniquePrefix(__filename),
+        REDIS_KEY_PREFIX: prefix,
         MODEL_HOST_HTTP_PORT: '0',
         MODEL_HOST_GRPC_PORT: '0',
         MODEL_HOST_METRICS_PORT: '0',
@@ -49,6 +50,13 @@ describe('npm run up', () => {
         expect({ app, status: res.status }).toEqual({ app, status: 200 });
       }
       expect(output).toContain('model mesh is up:');
+      // The summary names the key namespace; each app announced it at start.
+      expect(output).toMatch(new RegExp(`redis +redis://\\S+, key prefix "${prefix}"`));
+      for (const app of ['router', 'batch-worker', 'coordinator']) {
+        expect(output).toContain(`${app.padEnd(12)}| info  redis key prefix "${prefix}"`);
+      }
+      // Routability lines say which version they are about.
+      expect(output).toMatch(/router +\| info {2}version routable: [a-z-]+ v\d+/);
       proc.kill('SIGINT');
       await expect(exited).resolves.toBe(0);
     } finally {

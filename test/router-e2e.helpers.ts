@@ -43,7 +43,11 @@ export function hostPort(url: string): string {
 /** Starts a model host and a router on it (both on free ports) and waits until the router is ready. */
 export async function startMesh(
   prefix: string,
-  { repository = 'model_repository', routerEnv = {} } = {},
+  {
+    repository = 'model_repository',
+    routerEnv = {} as Record<string, string>,
+    hostEnv = {} as Record<string, string>,
+  } = {},
 ): Promise<Mesh> {
   const host = await startApp(
     'model-host',
@@ -52,6 +56,7 @@ export async function startMesh(
       MODEL_HOST_GRPC_PORT: '0',
       MODEL_HOST_METRICS_PORT: '0',
       MODEL_REPOSITORY: repository,
+      ...hostEnv,
     },
     { listeners: ['http', 'grpc', 'metrics'], timeoutMs: 60_000 },
   );
@@ -67,7 +72,7 @@ export async function startMesh(
         KSERVE_ENDPOINTS: hostPort(host.urls.grpc!),
         MESH_CONFIG: join(ROOT, 'deploy', 'config', 'mesh.yaml'),
         ADMIN_API_KEY: ADMIN_KEY,
-        ROUTER_DISCOVERY_INTERVAL_MS: '200',
+        KSERVE_HEALTH_INTERVAL_MS: '200',
         // Small enough that the 413 test's body fits socket buffers (no EPIPE before the answer).
         ROUTER_BODY_LIMIT_BYTES: String(256 * 1024),
         ...routerEnv,
@@ -137,7 +142,10 @@ export async function call<T = any>(
 }
 
 /** A raw grpc-js client of mesh.v1.Predictor built from proto/, as any user would. */
-export function predictorClient(address: string): any {
+export function predictorClient(
+  address: string,
+  credentials = grpc.credentials.createInsecure(),
+): any {
   const def = protoLoader.loadSync(join(ROOT, 'proto', 'mesh', 'v1', 'predictor.proto'), {
     keepCase: false,
     longs: Number,
@@ -146,7 +154,7 @@ export function predictorClient(address: string): any {
     oneofs: true,
   });
   const pkg = grpc.loadPackageDefinition(def) as any;
-  return new pkg.mesh.v1.Predictor(address, grpc.credentials.createInsecure());
+  return new pkg.mesh.v1.Predictor(address, credentials);
 }
 
 export interface GrpcOutcome<T = any> {

@@ -1,5 +1,6 @@
-import { commonEnv, endpoints, loadConfig, port, positiveInt, redisEnv } from '@mesh/config';
+import { commonEnv, loadConfig, port, positiveInt, redisEnv } from '@mesh/config';
 import { jobsEnv } from '@mesh/jobs';
+import { kserveClientEnv, kserveClientIssues, withKServeAliases } from '@mesh/kserve';
 import { z } from 'zod';
 
 const workerEnv = {
@@ -8,8 +9,8 @@ const workerEnv = {
   ...jobsEnv,
   WORKER_PORT: port(9100),
   MODEL_REPOSITORY: z.string().min(1).default('./model_repository'),
-  KSERVE_ENDPOINTS: endpoints,
-  GRPC_MAX_MESSAGE_BYTES: positiveInt(64 * 1024 * 1024),
+  /** The backends and how to reach them: KSERVE_ENDPOINTS, KSERVE_TLS_*, retries, breaker. */
+  ...kserveClientEnv,
   /** Chunks this process runs at once. */
   WORKER_CONCURRENCY: positiveInt(2, 64),
   /** Inference calls one chunk keeps in flight (tokenizing the next batch meanwhile). */
@@ -19,10 +20,6 @@ const workerEnv = {
    * an online request behind a running bulk batch short; the host merges them when idle.
    */
   WORKER_BATCH_ROWS: positiveInt(16, 1024),
-  /** Deadline of each backend inference call. */
-  WORKER_INFER_TIMEOUT_MS: positiveInt(30_000),
-  /** How often backends are asked what they serve (routability of pinned versions). */
-  WORKER_DISCOVERY_INTERVAL_MS: positiveInt(2000),
   /** BullMQ lock of a running chunk; a worker that dies loses it after this long. */
   WORKER_LOCK_MS: positiveInt(30_000),
   /** How often stalled chunks (lock lost) are looked for and put back. */
@@ -35,6 +32,15 @@ const workerEnv = {
 
 export type BatchWorkerConfig = ReturnType<typeof loadBatchWorkerConfig>;
 
+/** Names the worker read before the shared KSERVE_* set; still honoured when that one is unset. */
+export const WORKER_KSERVE_ALIASES = {
+  KSERVE_MAX_MESSAGE_BYTES: 'GRPC_MAX_MESSAGE_BYTES',
+  KSERVE_DEADLINE_MS: 'WORKER_INFER_TIMEOUT_MS',
+  KSERVE_HEALTH_INTERVAL_MS: 'WORKER_DISCOVERY_INTERVAL_MS',
+} as const;
+
 export function loadBatchWorkerConfig(env: NodeJS.ProcessEnv = process.env) {
-  return loadConfig('batch-worker', workerEnv, env);
+  // Bulk batches are larger than online ones: a longer default deadline per call.
+  const withAliases = withKServeAliases(env, WORKER_KSERVE_ALIASES, { KSERVE_DEADLINE_MS: '30000' });
+  return loadConfig('batch-worker', workerEnv, withAliases, kserveClientIssues);
 }

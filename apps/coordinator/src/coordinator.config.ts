@@ -1,7 +1,7 @@
 import { existsSync, statSync } from 'node:fs';
 import { commonEnv, ConfigError, loadConfig, port, positiveInt, redisEnv } from '@mesh/config';
 import { jobsEnv } from '@mesh/jobs';
-import { kserveClientEnv } from '@mesh/kserve';
+import { kserveClientEnv, kserveClientIssues } from '@mesh/kserve';
 import { z } from 'zod';
 
 const coordinatorEnv = {
@@ -37,7 +37,7 @@ const coordinatorEnv = {
 export type CoordinatorConfig = ReturnType<typeof loadCoordinatorConfig>;
 
 export function loadCoordinatorConfig(env: NodeJS.ProcessEnv = process.env) {
-  const config = loadConfig('coordinator', coordinatorEnv, env);
+  const config = loadConfig('coordinator', coordinatorEnv, env, kserveClientIssues);
   // A lease renewed less than twice per lifetime would lapse under a slow tick.
   if (config.COORDINATOR_LEASE_MS < 2 * config.COORDINATOR_TICK_MS) {
     throw new ConfigError('coordinator', [

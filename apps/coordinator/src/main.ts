@@ -1,5 +1,11 @@
 import 'reflect-metadata';
-import { createHttpApp, createLogger, listenHttp, runMain } from '@mesh/telemetry';
+import {
+  announceRedisPrefix,
+  createHttpApp,
+  createLogger,
+  listenHttp,
+  runMain,
+} from '@mesh/telemetry';
 import type { FastifyError, FastifyInstance } from 'fastify';
 import { loadCoordinatorConfig } from './coordinator.config';
 import { CoordinatorModule } from './coordinator.module';
@@ -8,6 +14,7 @@ import { CoordinatorErrorFilter } from './http/coordinator-error.filter';
 void runMain('coordinator', async () => {
   const config = loadCoordinatorConfig();
   const logger = createLogger('coordinator', config.LOG_LEVEL);
+  announceRedisPrefix(logger, config.REDIS_KEY_PREFIX);
   const app = await createHttpApp(CoordinatorModule.register(config, logger), logger);
   const filter = new CoordinatorErrorFilter(logger);
   app.useGlobalFilters(filter);

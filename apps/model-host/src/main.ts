@@ -10,6 +10,8 @@ import {
   listenHttp,
   runMain,
 } from '@mesh/telemetry';
+import { createServerCredentials, grpcServerTlsFrom } from '@mesh/kserve';
+import { HostAccessLog } from './core/host-access.log';
 import { HostMetrics } from './core/host.metrics';
 import { ModelHostService } from './core/model-host.service';
 import { GrpcServer } from './grpc/grpc.server';
@@ -41,9 +43,10 @@ void runMain('model-host', async () => {
   const host = new ModelHostService(models);
   await models.start(config.loadModels);
 
-  const grpcServer = new GrpcServer(host, config.GRPC_MAX_MESSAGE_BYTES, logger);
+  const access = new HostAccessLog(logger, config.MODEL_HOST_ACCESS_LOG_SAMPLE);
+  const grpcServer = new GrpcServer(host, config.GRPC_MAX_MESSAGE_BYTES, logger, access);
   const metricsServer = new MetricsServer(registry);
-  const app = await createHttpApp(ModelHostModule.register(host), logger, {
+  const app = await createHttpApp(ModelHostModule.register(host, access), logger, {
     bodyLimitBytes: config.GRPC_MAX_MESSAGE_BYTES,
     nestBodyParsers: false,
   });
@@ -53,7 +56,11 @@ void runMain('model-host', async () => {
   app.useGlobalFilters(errors);
   fastify.setErrorHandler((err, _request, reply) => errors.reply(err, reply));
   await listenHttp(app, config.MODEL_HOST_HTTP_PORT, config.HOST, logger, 'http');
-  const grpcPort = await grpcServer.listen(config.HOST, config.MODEL_HOST_GRPC_PORT);
+  const grpcPort = await grpcServer.listen(
+    config.HOST,
+    config.MODEL_HOST_GRPC_PORT,
+    createServerCredentials(grpcServerTlsFrom(config, 'MODEL_HOST_GRPC')),
+  );
   announceListening(logger, 'grpc', `grpc://${config.HOST}:${grpcPort}`);
   const metricsPort = await metricsServer.listen(config.HOST, config.MODEL_HOST_METRICS_PORT);
   announceListening(logger, 'metrics', `http://${config.HOST}:${metricsPort}`);

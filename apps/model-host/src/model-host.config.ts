@@ -2,11 +2,13 @@ import { z } from 'zod';
 import {
   ConfigError,
   commonEnv,
+  fraction,
   loadConfig,
   port,
   positiveInt,
   type ConfigIssue,
 } from '@mesh/config';
+import { grpcServerTlsEnv, grpcServerTlsIssues } from '@mesh/kserve';
 
 const hostEnv = {
   ...commonEnv,
@@ -36,6 +38,10 @@ const hostEnv = {
    */
   ORT_ALLOW_SPINNING: z.enum(['0', '1', 'false', 'true']).default('0'),
   SHUTDOWN_DRAIN_MS: positiveInt(8000, 600_000),
+  /** Share (0-1) of successful inferences written to the access log; failures always are. */
+  MODEL_HOST_ACCESS_LOG_SAMPLE: fraction(1),
+  /** TLS of the KServe gRPC port (cert + key; client CA for mutual TLS). */
+  ...grpcServerTlsEnv('MODEL_HOST_GRPC'),
 };
 
 export type ModelHostConfig = ReturnType<typeof loadConfig<typeof hostEnv>> & {
@@ -94,7 +100,9 @@ export function loadModelHostConfig(
   let config: ReturnType<typeof loadConfig<typeof hostEnv>> | undefined;
   let issues = [...flags.issues];
   try {
-    config = loadConfig('model-host', hostEnv, { ...env, ...flags.env });
+    config = loadConfig('model-host', hostEnv, { ...env, ...flags.env }, (c) =>
+      grpcServerTlsIssues(c, 'MODEL_HOST_GRPC'),
+    );
   } catch (err: unknown) {
     if (!(err instanceof ConfigError)) throw err;
     issues = [...issues, ...err.issues];

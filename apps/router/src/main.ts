@@ -1,9 +1,15 @@
 import 'reflect-metadata';
 import { join } from 'node:path';
 import { VersionCatalog } from '@mesh/inference';
-import { resolveProtoDir } from '@mesh/kserve';
+import { createServerCredentials, grpcServerTlsFrom, resolveProtoDir } from '@mesh/kserve';
 import { PreprocessingService } from '@mesh/preprocessing';
-import { announceListening, createHttpApp, createLogger, runMain } from '@mesh/telemetry';
+import {
+  announceListening,
+  announceRedisPrefix,
+  createHttpApp,
+  createLogger,
+  runMain,
+} from '@mesh/telemetry';
 import { SwaggerModule, type OpenAPIObject } from '@nestjs/swagger';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { FastifyError, FastifyInstance } from 'fastify';
@@ -23,6 +29,7 @@ import { RouterModule } from './router.module';
 void runMain('router', async () => {
   const config = loadRouterConfig();
   const logger = createLogger('router', config.LOG_LEVEL);
+  announceRedisPrefix(logger, config.REDIS_KEY_PREFIX);
   const catalog = await VersionCatalog.load(
     config.MODEL_REPOSITORY,
     new PreprocessingService(undefined, undefined, config.ROUTER_PAD_MULTIPLE),
@@ -93,5 +100,6 @@ function grpcServer(config: RouterConfig): MeshGrpcServer {
       loader: { keepCase: false, longs: Number, enums: String, defaults: true, oneofs: true },
     },
     Math.max(config.ROUTER_BODY_LIMIT_BYTES, 1024 * 1024),
+    createServerCredentials(grpcServerTlsFrom(config, 'ROUTER_GRPC')),
   );
 }

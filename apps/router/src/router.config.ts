@@ -1,5 +1,12 @@
-import { commonEnv, endpoints, loadConfig, port, positiveInt, redisEnv } from '@mesh/config';
+import { commonEnv, fraction, loadConfig, port, positiveInt, redisEnv } from '@mesh/config';
 import { jobsEnv } from '@mesh/jobs';
+import {
+  grpcServerTlsEnv,
+  grpcServerTlsIssues,
+  kserveClientEnv,
+  kserveClientIssues,
+  withKServeAliases,
+} from '@mesh/kserve';
 import { z } from 'zod';
 
 /** Fixed per-item overhead of a KServe request beyond the three INT64 tensors (names, shapes). */
@@ -11,7 +18,10 @@ const routerEnv = {
   ROUTER_HTTP_PORT: port(8080),
   ROUTER_GRPC_PORT: port(50051),
   MODEL_REPOSITORY: z.string().min(1).default('./model_repository'),
-  KSERVE_ENDPOINTS: endpoints,
+  /** The backends and how to reach them: KSERVE_ENDPOINTS, KSERVE_TLS_*, retries, breaker. */
+  ...kserveClientEnv,
+  /** TLS of the router's own gRPC port (cert + key; client CA for mutual TLS). */
+  ...grpcServerTlsEnv('ROUTER_GRPC'),
   MESH_CONFIG: z.string().min(1).default('deploy/config/mesh.yaml'),
   /** Empty disables the admin API (every admin call answers 403). */
   ADMIN_API_KEY: z.string().default(''),
@@ -20,14 +30,10 @@ const routerEnv = {
     .string()
     .regex(/^[\x21-\x7E]{1,64}$/, 'must be 1-64 printable characters without spaces')
     .default('admin'),
-  /** gRPC max message size on the backend channel and the router's own gRPC server. */
-  GRPC_MAX_MESSAGE_BYTES: positiveInt(64 * 1024 * 1024),
   /** Largest accepted HTTP body / gRPC request message. */
   ROUTER_BODY_LIMIT_BYTES: positiveInt(4 * 1024 * 1024),
   /** Upper bound of a sync batch; the effective bound is also capped by the message size. */
   ROUTER_MAX_BATCH: positiveInt(256, 4096),
-  /** Deadline of each backend inference call. */
-  ROUTER_INFER_TIMEOUT_MS: positiveInt(10_000),
   /** Safety-net reload period of the routing table (pub/sub does the fast path). */
   ROUTER_ROUTES_REFRESH_MS: positiveInt(5000),
   /**
@@ -43,13 +49,7 @@ const routerEnv = {
     .max(4096, 'must be at most 4096')
     .default(0),
   /** Share (0-1) of successful requests written to the access log; errors are always written. */
-  ROUTER_ACCESS_LOG_SAMPLE: z.coerce
-    .number({ invalid_type_error: 'must be a number' })
-    .min(0, 'must be between 0 and 1')
-    .max(1, 'must be between 0 and 1')
-    .default(1),
-  /** How often backends are asked which models/versions are ready and what they serve. */
-  ROUTER_DISCOVERY_INTERVAL_MS: positiveInt(2000),
+  ROUTER_ACCESS_LOG_SAMPLE: fraction(1),
   ...jobsEnv,
   /** Items per stored chunk (one BullMQ child job each). */
   JOBS_CHUNK_SIZE: positiveInt(512, 100_000),
@@ -84,8 +84,18 @@ const routerEnv = {
 
 export type RouterConfig = ReturnType<typeof loadRouterConfig>;
 
+/** Names the router read before the shared KSERVE_* set; still honoured when that one is unset. */
+export const ROUTER_KSERVE_ALIASES = {
+  KSERVE_MAX_MESSAGE_BYTES: 'GRPC_MAX_MESSAGE_BYTES',
+  KSERVE_DEADLINE_MS: 'ROUTER_INFER_TIMEOUT_MS',
+  KSERVE_HEALTH_INTERVAL_MS: 'ROUTER_DISCOVERY_INTERVAL_MS',
+} as const;
+
 export function loadRouterConfig(env: NodeJS.ProcessEnv = process.env) {
-  return loadConfig('router', routerEnv, env);
+  return loadConfig('router', routerEnv, withKServeAliases(env, ROUTER_KSERVE_ALIASES), (c) => [
+    ...kserveClientIssues(c),
+    ...grpcServerTlsIssues(c, 'ROUTER_GRPC'),
+  ]);
 }
 
 /**
@@ -94,6 +104,6 @@ export function loadRouterConfig(env: NodeJS.ProcessEnv = process.env) {
  */
 export function batchBound(config: RouterConfig, maxSequenceLength: number): number {
   const perItem = 3 * 8 * maxSequenceLength + PER_ITEM_OVERHEAD_BYTES;
-  const fits = Math.floor(config.GRPC_MAX_MESSAGE_BYTES / perItem);
+  const fits = Math.floor(config.KSERVE_MAX_MESSAGE_BYTES / perItem);
   return Math.max(1, Math.min(config.ROUTER_MAX_BATCH, fits));
 }

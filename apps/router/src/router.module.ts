@@ -10,6 +10,7 @@ import {
 import { createRedisClient } from '@mesh/config';
 import { KServeBackends, VersionCatalog } from '@mesh/inference';
 import { JobFlowProducer, JobRepository, retryPolicyOf } from '@mesh/jobs';
+import { kservePoolOptionsFromEnv } from '@mesh/kserve';
 import {
   AdminAuthenticator,
   InFlightLimiter,
@@ -166,15 +167,7 @@ export class RouterModule implements OnApplicationShutdown {
           provide: KServeBackends,
           inject: [METRICS_REGISTRY],
           useFactory: () =>
-            new KServeBackends(
-              {
-                endpoints: config.KSERVE_ENDPOINTS,
-                maxMessageBytes: config.GRPC_MAX_MESSAGE_BYTES,
-                inferDeadlineMs: config.ROUTER_INFER_TIMEOUT_MS,
-                discoveryIntervalMs: config.ROUTER_DISCOVERY_INTERVAL_MS,
-              },
-              logger,
-            ),
+            new KServeBackends(kservePoolOptionsFromEnv(config), logger),
         },
         {
           provide: RouteSelector,

@@ -1,3 +1,4 @@
+import { statSync } from 'node:fs';
 import { z } from 'zod';
 
 /** A TCP port from the environment; 0 means "pick any free port". */
@@ -47,6 +48,28 @@ export const positiveInt = (fallback: number, max = Number.MAX_SAFE_INTEGER) =>
     .min(1, 'must be at least 1')
     .max(max, `must be at most ${max}`)
     .default(fallback);
+
+/** A share between 0 and 1, e.g. an access log's sample rate. */
+export const fraction = (fallback: number) =>
+  z.coerce
+    .number({ invalid_type_error: 'must be a number' })
+    .min(0, 'must be between 0 and 1')
+    .max(1, 'must be between 0 and 1')
+    .default(fallback);
+
+function isFile(path: string): boolean {
+  try {
+    return statSync(path).isFile();
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Path of a PEM file (certificate, key or CA), checked at boot: a typo fails the start with the
+ * variable's name instead of the first TLS handshake.
+ */
+export const pemFile = z.string().refine(isFile, 'no such file').optional();
 
 /** Variables every app reads. */
 export const commonEnv = {

@@ -1,11 +1,14 @@
 export { ConfigError, type ConfigIssue } from './config.errors';
+export { requiredWith, setTogether } from './config-checks';
 export { loadConfig } from './load-config';
 export { createRedisClient } from './redis';
 export {
   commonEnv,
   endpoints,
+  fraction,
   keyPrefix,
   logLevel,
+  pemFile,
   port,
   positiveInt,
   redisEnv,

@@ -1,4 +1,9 @@
-import { KServeBackendPool, type ModelConfigMessage, type ReadyModel } from '@mesh/kserve';
+import {
+  KServeBackendPool,
+  type KServePoolOptions,
+  type ModelConfigMessage,
+  type ReadyModel,
+} from '@mesh/kserve';
 import { batchTensors, type EncodedBatch, type OutputTensor } from '@mesh/preprocessing';
 import { NoRoutableVersionError } from '@mesh/routing';
 import type { Logger } from 'pino';
@@ -9,17 +14,15 @@ import { shaMismatch } from './model-sha.verifier';
 import type { ServableVersion } from './servable-version';
 import type { VersionCatalog } from './version.catalog';
 
-/** Where the backends are and how often to look at them. */
-export interface KServeBackendsOptions {
-  /** `host:port` KServe v2 gRPC endpoints (KSERVE_ENDPOINTS). */
-  endpoints: readonly string[];
-  /** gRPC max send/receive message size on the backend channels. */
-  maxMessageBytes: number;
-  /** Deadline of each inference call. */
-  inferDeadlineMs: number;
-  /** How often backends are asked what they serve and the versions re-verified. */
-  discoveryIntervalMs: number;
-}
+/**
+ * Where the backends are, how to reach them (TLS, message size, retries, breaker) and how
+ * often to look at them (`healthIntervalMs`, the discovery period): built from the shared
+ * `KSERVE_*` variables by `kservePoolOptionsFromEnv`.
+ */
+export type KServeBackendsOptions = Omit<KServePoolOptions, 'log'>;
+
+/** The discovery period when the options name none (the pool's health period default). */
+const DEFAULT_DISCOVERY_MS = 2000;
 
 interface Verification {
   /** Backends that report the version READY and serve the manifest's exact bytes. */
@@ -51,10 +54,7 @@ export class KServeBackends implements BackendDirectory, InferenceGateway {
     private readonly logger: Logger,
   ) {
     this.pool = new KServeBackendPool({
-      endpoints: options.endpoints,
-      maxMessageBytes: options.maxMessageBytes,
-      deadlineMs: options.inferDeadlineMs,
-      healthIntervalMs: options.discoveryIntervalMs,
+      ...options,
       log: (level, event, fields) => logger[level]({ event, ...fields }, event),
     });
   }
@@ -148,7 +148,7 @@ export class KServeBackends implements BackendDirectory, InferenceGateway {
     if (this.stopped) return;
     this.timer = setTimeout(() => {
       void this.discover().finally(() => this.schedule());
-    }, this.options.discoveryIntervalMs);
+    }, this.options.healthIntervalMs ?? DEFAULT_DISCOVERY_MS);
     this.timer.unref();
   }
 

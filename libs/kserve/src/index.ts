@@ -115,7 +115,20 @@ export {
   type CallOptions,
   type KServeClientOptions,
 } from './kserve.client';
-export { kserveClientEnv, kservePoolOptionsFromEnv, type KServeClientEnv } from './kserve.config';
+export {
+  kserveClientEnv,
+  kserveClientIssues,
+  kservePoolOptionsFromEnv,
+  withKServeAliases,
+  type KServeClientEnv,
+} from './kserve.config';
+export {
+  createServerCredentials,
+  grpcServerTlsEnv,
+  grpcServerTlsFrom,
+  grpcServerTlsIssues,
+  type ServerTlsFiles,
+} from './server-tls';
 export {
   BackendError,
   BackendUnavailableError,

@@ -1,8 +1,6 @@
-import { endpoints, positiveInt } from '@mesh/config';
+import { endpoints, pemFile, positiveInt, setTogether, type ConfigIssue } from '@mesh/config';
 import { z } from 'zod';
 import { DEFAULT_MAX_MESSAGE_BYTES, type KServePoolOptions } from './kserve-pool.types';
-
-const optionalFile = z.string().min(1).optional();
 
 /**
  * Environment of any app that talks to KServe backends; spread into the
@@ -23,11 +21,35 @@ export const kserveClientEnv = {
   KSERVE_RETRY_MAX_MS: positiveInt(1_000),
   KSERVE_BREAKER_FAILURES: positiveInt(5),
   KSERVE_BREAKER_HALF_OPEN_MS: positiveInt(5_000),
-  /** PEM files; setting any switches the channels to TLS. */
-  KSERVE_TLS_CA: optionalFile,
-  KSERVE_TLS_CERT: optionalFile,
-  KSERVE_TLS_KEY: optionalFile,
+  /** PEM files; setting any switches the channels to TLS (cert + key for mutual TLS). */
+  KSERVE_TLS_CA: pemFile,
+  KSERVE_TLS_CERT: pemFile,
+  KSERVE_TLS_KEY: pemFile,
 };
+
+/** Problems spanning KSERVE_* variables, for `loadConfig`'s checks. */
+export function kserveClientIssues(config: Readonly<Record<string, unknown>>): ConfigIssue[] {
+  return setTogether(config, 'KSERVE_TLS_CERT', 'KSERVE_TLS_KEY');
+}
+
+/**
+ * `env` with older per-app names copied to the KSERVE_* variable they stand for when that one is
+ * unset (`aliases`: KSERVE_* name → old name), then app defaults for what is still unset. The
+ * old names keep existing deployments working; the docs list only the KSERVE_* ones.
+ */
+export function withKServeAliases(
+  env: NodeJS.ProcessEnv,
+  aliases: Partial<Record<keyof typeof kserveClientEnv, string>>,
+  defaults: Partial<Record<keyof typeof kserveClientEnv, string>> = {},
+): NodeJS.ProcessEnv {
+  const out = { ...env };
+  const unset = (k: string) => out[k] === undefined || out[k] === '';
+  for (const [name, old] of Object.entries(aliases)) {
+    if (unset(name) && old && !unset(old)) out[name] = out[old];
+  }
+  for (const [name, value] of Object.entries(defaults)) if (unset(name)) out[name] = value;
+  return out;
+}
 
 export type KServeClientEnv = z.infer<z.ZodObject<typeof kserveClientEnv>>;
 

@@ -1,3 +1,4 @@
+export { SampledAccessLog } from './access.log';
 export { HealthController } from './health.controller';
 export { createHttpApp, listenHttp, type HttpAppOptions } from './http-app';
 export { streamRaw } from './http-stream';
@@ -14,5 +15,5 @@ export {
 } from './readiness';
 export { RedisHealthModule } from './redis-health.module';
 export { RedisPingCheck, type Pingable } from './redis-ping.check';
-export { announceListening, httpUrlOf, runMain } from './run-app';
+export { announceListening, announceRedisPrefix, httpUrlOf, runMain } from './run-app';
 export { METRICS_REGISTRY, READINESS_CHECKS } from './telemetry.tokens';

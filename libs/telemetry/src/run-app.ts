@@ -59,6 +59,15 @@ export function announceListening(logger: Logger, name: string, url: string): vo
   logger.info({ event: 'listening', listener: name, url }, `${name} listening on ${url}`);
 }
 
+/**
+ * Says which Redis key namespace this process uses (`REDIS_KEY_PREFIX`): apps sharing one Redis
+ * only see each other's routes, jobs and heartbeats under the same prefix. The URL is left out
+ * (it may carry a password).
+ */
+export function announceRedisPrefix(logger: Logger, keyPrefix: string): void {
+  logger.info({ event: 'redis', keyPrefix }, `redis key prefix "${keyPrefix}"`);
+}
+
 /** The URL of a listening Nest/Fastify app (resolves port 0 to the real one). */
 export function httpUrlOf(app: INestApplication, host: string): string {
   const server = app.getHttpServer() as import('node:net').Server;

@@ -1,6 +1,7 @@
 import * as grpc from '@grpc/grpc-js';
 import { loadInferencePackage } from '@mesh/kserve';
 import type { Logger } from 'pino';
+import type { HostAccessLog } from '../core/host-access.log';
 import type { ModelHostService } from '../core/model-host.service';
 import { healthHandlers } from './health.servicer';
 import { InferenceServicer } from './inference.servicer';
@@ -9,21 +10,30 @@ import { InferenceServicer } from './inference.servicer';
 export class GrpcServer {
   private readonly server: grpc.Server;
 
-  constructor(host: ModelHostService, maxMessageBytes: number, logger: Logger) {
+  constructor(
+    host: ModelHostService,
+    maxMessageBytes: number,
+    logger: Logger,
+    access: HostAccessLog,
+  ) {
     this.server = new grpc.Server({
       'grpc.max_receive_message_length': maxMessageBytes,
       'grpc.max_send_message_length': maxMessageBytes,
     });
     const pkg = loadInferencePackage();
-    this.server.addService(pkg.inferenceService, new InferenceServicer(host, logger).handlers());
+    this.server.addService(pkg.inferenceService, new InferenceServicer(host, logger, access).handlers());
     this.server.addService(pkg.healthService, healthHandlers(host));
   }
 
-  /** Binds host:port (0 = any free port) and returns the bound port. */
-  listen(host: string, port: number): Promise<number> {
+  /** Binds host:port (0 = any free port) and returns the bound port; plaintext by default. */
+  listen(
+    host: string,
+    port: number,
+    credentials = grpc.ServerCredentials.createInsecure(),
+  ): Promise<number> {
     const address = host.includes(':') ? `[${host}]:${port}` : `${host}:${port}`;
     return new Promise((resolve, reject) => {
-      this.server.bindAsync(address, grpc.ServerCredentials.createInsecure(), (err, bound) =>
+      this.server.bindAsync(address, credentials, (err, bound) =>
         err ? reject(err) : resolve(bound),
       );
     });

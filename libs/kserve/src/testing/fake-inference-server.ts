@@ -51,9 +51,10 @@ export class FakeInferenceServer {
     });
   }
 
-  async start(): Promise<string> {
+  /** Listens on a free local port (plaintext unless given TLS credentials). */
+  async start(credentials = grpc.ServerCredentials.createInsecure()): Promise<string> {
     const port = await new Promise<number>((resolve, reject) =>
-      this.server.bindAsync('127.0.0.1:0', grpc.ServerCredentials.createInsecure(), (err, p) =>
+      this.server.bindAsync('127.0.0.1:0', credentials, (err, p) =>
         err ? reject(err) : resolve(p),
       ),
     );

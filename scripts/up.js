@@ -104,7 +104,8 @@ function demoKeys() {
 /** The key prefix the apps announced: one value normally, each app's if they differ. */
 function redisPrefixes() {
   const distinct = [...new Set(Object.values(keyPrefixes))];
-  if (distinct.length <= 1) return distinct[0] === undefined ? '(not announced)' : `"${distinct[0]}"`;
+  if (distinct.length <= 1)
+    return distinct[0] === undefined ? '(not announced)' : `"${distinct[0]}"`;
   return Object.entries(keyPrefixes)
     .map(([app, p]) => `${app} "${p}"`)
     .join(', ');

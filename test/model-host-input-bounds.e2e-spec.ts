@@ -160,10 +160,10 @@ describe('model host: client input the model cannot take is refused before ORT r
       host.logs
         .filter((l) => l.includes('"event":"access"'))
         .map((l) => JSON.parse(l) as Record<string, unknown>);
-    const refused = await pollUntil(
-      () => access().find((e) => e.requestId === 'bounds-trace-1'),
-      { timeoutMs: 10_000, what: 'the refused request in the access log' },
-    );
+    const refused = await pollUntil(() => access().find((e) => e.requestId === 'bounds-trace-1'), {
+      timeoutMs: 10_000,
+      what: 'the refused request in the access log',
+    });
     expect(refused).toMatchObject({
       transport: 'grpc',
       method: 'ModelInfer',

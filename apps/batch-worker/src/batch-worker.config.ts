@@ -41,6 +41,8 @@ export const WORKER_KSERVE_ALIASES = {
 
 export function loadBatchWorkerConfig(env: NodeJS.ProcessEnv = process.env) {
   // Bulk batches are larger than online ones: a longer default deadline per call.
-  const withAliases = withKServeAliases(env, WORKER_KSERVE_ALIASES, { KSERVE_DEADLINE_MS: '30000' });
+  const withAliases = withKServeAliases(env, WORKER_KSERVE_ALIASES, {
+    KSERVE_DEADLINE_MS: '30000',
+  });
   return loadConfig('batch-worker', workerEnv, withAliases, kserveClientIssues);
 }

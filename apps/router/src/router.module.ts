@@ -166,8 +166,7 @@ export class RouterModule implements OnApplicationShutdown {
         {
           provide: KServeBackends,
           inject: [METRICS_REGISTRY],
-          useFactory: () =>
-            new KServeBackends(kservePoolOptionsFromEnv(config), logger),
+          useFactory: () => new KServeBackends(kservePoolOptionsFromEnv(config), logger),
         },
         {
           provide: RouteSelector,

@@ -32,8 +32,11 @@ describe('kserve client configuration', () => {
     expect(opts.tls).toEqual({ caFile: ca, certFile: undefined, keyFile: undefined });
   });
 
-  it('reads an app\'s older variable names when the KSERVE_* one is unset', () => {
-    const aliases = { KSERVE_DEADLINE_MS: 'OLD_TIMEOUT_MS', KSERVE_HEALTH_INTERVAL_MS: 'OLD_POLL_MS' };
+  it("reads an app's older variable names when the KSERVE_* one is unset", () => {
+    const aliases = {
+      KSERVE_DEADLINE_MS: 'OLD_TIMEOUT_MS',
+      KSERVE_HEALTH_INTERVAL_MS: 'OLD_POLL_MS',
+    };
     const env = withKServeAliases(
       { OLD_TIMEOUT_MS: '2500', OLD_POLL_MS: '300', KSERVE_HEALTH_INTERVAL_MS: '700' },
       aliases,

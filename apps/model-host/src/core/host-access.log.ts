@@ -19,7 +19,10 @@ export interface HostAccessEntry {
   latencyMs: number;
 }
 
-export type HostCall = Pick<HostAccessEntry, 'requestId' | 'transport' | 'method' | 'model' | 'version'>;
+export type HostCall = Pick<
+  HostAccessEntry,
+  'requestId' | 'transport' | 'method' | 'model' | 'version'
+>;
 
 /**
  * The host's access log: one line per inference request (successes sampled at

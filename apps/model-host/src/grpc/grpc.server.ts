@@ -21,7 +21,10 @@ export class GrpcServer {
       'grpc.max_send_message_length': maxMessageBytes,
     });
     const pkg = loadInferencePackage();
-    this.server.addService(pkg.inferenceService, new InferenceServicer(host, logger, access).handlers());
+    this.server.addService(
+      pkg.inferenceService,
+      new InferenceServicer(host, logger, access).handlers(),
+    );
     this.server.addService(pkg.healthService, healthHandlers(host));
   }
 

@@ -123,18 +123,7 @@ export class KserveHttpController {
     };
     let binaryOutput: HttpInferRequest['binaryOutput'] = () => true;
     const res = await this.access.around(call, () => {
-      const { header, binary } = splitInferBody(body, headerLength);
-      const decoded: HttpInferRequest = header
-        ? decodeHttpInferRequest(parseJsonObject(header), binary)
-        : {
-            id: '',
-            inputs: [rawBinaryInput(this.host.spec(model, version), binary)],
-            outputs: [],
-            classification: {},
-            priority: 0,
-            timeoutUs: 0,
-            binaryOutput,
-          };
+      const decoded = this.decodeInfer(model, version, body, headerLength);
       call.requestId = requestIdOf(requestId, decoded.id);
       binaryOutput = decoded.binaryOutput;
       return this.host.infer({
@@ -154,6 +143,26 @@ export class KserveHttpController {
       .header('content-type', 'application/octet-stream')
       .header(HEADER_LENGTH, String(encoded.headerLength));
     return encoded.body;
+  }
+
+  /** JSON (with binary tensor data) or, with a header length of 0, Triton's raw binary request. */
+  private decodeInfer(
+    model: string,
+    version: string,
+    body: Buffer | undefined,
+    headerLength: string | undefined,
+  ): HttpInferRequest {
+    const { header, binary } = splitInferBody(body, headerLength);
+    if (header) return decodeHttpInferRequest(parseJsonObject(header), binary);
+    return {
+      id: '',
+      inputs: [rawBinaryInput(this.host.spec(model, version), binary)],
+      outputs: [],
+      classification: {},
+      priority: 0,
+      timeoutUs: 0,
+      binaryOutput: () => true,
+    };
   }
 
   @Post('repository/index')

@@ -131,7 +131,13 @@ describe('readOnnxGraphWiring', () => {
     expect(wiring.inputs).toEqual(['input_ids']);
     expect([...wiring.initializers]).toEqual([['word', [7, 3]]]);
     expect(wiring.nodes).toEqual([
-      { opType: 'Gather', domain: '', input: ['word', 'input_ids'], output: ['w'], ints: { axis: 0 } },
+      {
+        opType: 'Gather',
+        domain: '',
+        input: ['word', 'input_ids'],
+        output: ['w'],
+        ints: { axis: 0 },
+      },
       { opType: 'Identity', domain: '', input: ['w'], output: ['y'], ints: {} },
     ]);
   });

@@ -120,7 +120,8 @@ export function findInputBounds(wiring: OnnxGraphWiring): InputBounds | undefine
   // only looked for without a position Gather, whose position-id buffer is sliced like this too.
   if (found.sequence.length === 0) {
     for (const n of wiring.nodes) {
-      if (n.opType === 'Slice') addSequence(found, g.shapeSource(n.input[2]), g.tableRows(n.input[0]));
+      if (n.opType === 'Slice')
+        addSequence(found, g.shapeSource(n.input[2]), g.tableRows(n.input[0]));
     }
   }
   if (found.ids.size === 0 && found.sequence.length === 0) return undefined;

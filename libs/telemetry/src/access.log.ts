@@ -34,7 +34,8 @@ export class SampledAccessLog<E extends { failed: boolean }> implements OnApplic
 
   record(entry: E): void {
     if (!entry.failed && (this.sampleRate <= 0 || this.random() >= this.sampleRate)) return;
-    this.out.info({ event: 'access', ...entry }, 'request');
+    const line: Record<string, unknown> = { event: 'access', ...entry };
+    this.out.info(line, 'request');
   }
 
   /** Writes what is still buffered before the process exits. */

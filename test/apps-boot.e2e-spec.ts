@@ -29,7 +29,9 @@ describe.each([
   });
 
   it('announces its Redis key prefix at start', () => {
-    const events = app.logs.filter((l) => l.includes('"event":"redis"')).map((l) => JSON.parse(l));
+    const events = app.logs
+      .filter((l) => l.includes('"event":"redis"'))
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
     expect(events).toEqual([
       expect.objectContaining({ keyPrefix: prefix, msg: `redis key prefix "${prefix}"` }),
     ]);

@@ -150,11 +150,11 @@ describe('model host: client input the model cannot take is refused before ORT r
   it('logs each inference once with the request id, model, version and status', async () => {
     const md = new Metadata();
     md.set('x-request-id', 'bounds-trace-1');
-    await new Promise<void>((resolve, reject) =>
+    await new Promise<void>((resolve, reject) => {
       client.inference.ModelInfer(grpcRequest(cases()[0]!, 'msg-id'), md, (err: Error | null) =>
         err ? resolve() : reject(new Error('expected INVALID_ARGUMENT')),
-      ),
-    );
+      );
+    });
     await client.call('ModelInfer', bertRequest('sentiment', [tokenRow(5, 3)], { id: 'ok-id-7' }));
     const access = () =>
       host.logs

@@ -43,11 +43,7 @@ export function hostPort(url: string): string {
 /** Starts a model host and a router on it (both on free ports) and waits until the router is ready. */
 export async function startMesh(
   prefix: string,
-  {
-    repository = 'model_repository',
-    routerEnv = {} as Record<string, string>,
-    hostEnv = {} as Record<string, string>,
-  } = {},
+  { repository = 'model_repository', routerEnv = {}, hostEnv = {} } = {},
 ): Promise<Mesh> {
   const host = await startApp(
     'model-host',

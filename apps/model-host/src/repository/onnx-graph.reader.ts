@@ -100,7 +100,7 @@ export function readOnnxGraphWiring(bytes: Uint8Array): OnnxGraphWiring {
       ints: Object.fromEntries(
         (n.attribute ?? [])
           .filter((a) => a.type === ATTRIBUTE_INT && a.name)
-          .map((a) => [a.name, a.i ?? 0]),
+          .map((a): [string, number] => [a.name ?? '', a.i ?? 0]),
       ),
     })),
   };

@@ -53,6 +53,14 @@ function cases(): Case[] {
         `the model's position embedding table has ${POSITIONS} rows (at most ${POSITIONS} positions)`,
     },
     {
+      what: 'token types of another length than the ids',
+      ids: row,
+      types: zeros.slice(1),
+      message:
+        "input 'token_type_ids' has 5 along dimension 1 (shape [1,5]) but input 'input_ids' has 6 " +
+        "along dimension 1; the model names both 'sequence', so they must be equal",
+    },
+    {
       what: 'an empty sequence',
       ids: [],
       types: [],
@@ -68,12 +76,17 @@ function grpcRequest(c: Case, id: string): Any {
   const types = Buffer.alloc(c.types.length * 8);
   c.types.forEach((t, i) => types.writeBigInt64LE(BigInt(t), i * 8));
   (req.raw_input_contents as Buffer[])[2] = types;
+  (req.inputs as { shape: number[] }[])[2]!.shape = [1, c.types.length];
   return req;
 }
 
 function httpBody(c: Case): string {
-  const shape = [1, c.ids.length];
-  const t = (name: string, data: number[]) => ({ name, shape, datatype: 'INT64', data });
+  const t = (name: string, data: number[]) => ({
+    name,
+    shape: [1, data.length],
+    datatype: 'INT64',
+    data,
+  });
   return JSON.stringify({
     inputs: [
       t('input_ids', c.ids),

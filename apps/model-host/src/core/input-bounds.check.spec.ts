@@ -9,6 +9,15 @@ const bounds: InputBounds = {
     token_type_ids: { rows: 2, table: 'token-type embedding table' },
   },
   sequence: { input: 'input_ids', rows: 8, table: 'position embedding table' },
+  sameSize: [
+    {
+      dim: 'sequence',
+      members: [
+        { input: 'input_ids', axis: 1 },
+        { input: 'attention_mask', axis: 1 },
+      ],
+    },
+  ],
 };
 
 function int64(name: string, shape: number[], values: (number | bigint)[]): HostTensor {
@@ -90,6 +99,11 @@ describe('checkInputBounds', () => {
       'a sequence longer than the position table',
       [int64('input_ids', [1, 9], new Array<number>(9).fill(1))],
       "input 'input_ids' has 9 positions along its last dimension (shape [1,9]); the model's position embedding table has 8 rows (at most 8 positions)",
+    ],
+    [
+      'an attention mask of another length than the ids (one symbolic dimension)',
+      [int64('input_ids', [1, 3], [1, 2, 3]), int64('attention_mask', [1, 4], [1, 1, 1, 1])],
+      "input 'attention_mask' has 4 along dimension 1 (shape [1,4]) but input 'input_ids' has 3 along dimension 1; the model names both 'sequence', so they must be equal",
     ],
   ])('refuses %s, naming the tensor and the bound', (_what, inputs, message) => {
     expect(messageOf(inputs)).toContain(message);

@@ -61,8 +61,29 @@ export function checkInputBounds(bounds: InputBounds | undefined, inputs: HostTe
         `(at most ${seq.rows} positions)`,
     );
   }
+  for (const group of bounds.sameSize ?? []) checkSameSize(group, inputs);
   for (const t of inputs) {
     const bound = bounds.ids[t.name];
     if (bound) checkIds(t, bound);
+  }
+}
+
+function checkSameSize(
+  group: NonNullable<InputBounds['sameSize']>[number],
+  inputs: HostTensor[],
+): void {
+  let first: { name: string; axis: number; size: number } | undefined;
+  for (const m of group.members) {
+    const t = inputs.find((x) => x.name === m.input);
+    const size = t?.shape[m.axis];
+    if (t === undefined || size === undefined) continue;
+    if (first === undefined) first = { name: t.name, axis: m.axis, size };
+    else if (size !== first.size) {
+      throw new InvalidInferenceError(
+        `input '${t.name}' has ${size} along dimension ${m.axis} (shape ${formatShape(t.shape)}) ` +
+          `but input '${first.name}' has ${first.size} along dimension ${first.axis}; the model ` +
+          `names both '${group.dim}', so they must be equal`,
+      );
+    }
   }
 }

@@ -37,6 +37,11 @@ export interface InputBounds {
   ids: Record<string, TableBound>;
   /** The position table: bounds the last dimension (the sequence) of `input`. */
   sequence?: TableBound & { input: string };
+  /**
+   * Dimensions the graph gives one symbolic name (e.g. `sequence` of input_ids and
+   * attention_mask): a request must give them one size, or the model fails inside ORT.
+   */
+  sameSize?: { dim: string; members: { input: string; axis: number }[] }[];
 }
 
 /** The shape a request tensor must have: the batch dim (-1) first when the model batches. */

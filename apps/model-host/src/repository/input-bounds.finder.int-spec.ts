@@ -20,6 +20,14 @@ describe('input bounds of the generated demo repository', () => {
         token_type_ids: { rows: 2, table: 'token-type embedding table' },
       },
       sequence: { input: 'input_ids', rows: 512, table: 'position embedding table' },
+      // The generator names the batch and sequence axes, as torch.onnx.export's dynamic_axes do.
+      sameSize: ['batch', 'sequence'].map((dim, axis) => ({
+        dim,
+        members: ['input_ids', 'attention_mask', 'token_type_ids'].map((input) => ({
+          input,
+          axis,
+        })),
+      })),
     });
   });
 

@@ -31,6 +31,10 @@ class GraphIndex {
     this.inputs = new Set(wiring.inputs.filter((i) => !wiring.initializers.has(i)));
   }
 
+  isClientInput(name: string): boolean {
+    return this.inputs.has(name);
+  }
+
   /** Rows of `name` when it is a rank-2 initializer (an embedding table), else undefined. */
   tableRows(name: string | undefined): number | undefined {
     const dims = name === undefined ? undefined : this.wiring.initializers.get(name);
@@ -124,10 +128,32 @@ export function findInputBounds(wiring: OnnxGraphWiring): InputBounds | undefine
         addSequence(found, g.shapeSource(n.input[2]), g.tableRows(n.input[0]));
     }
   }
-  if (found.ids.size === 0 && found.sequence.length === 0) return undefined;
+  const sameSize = namedDims(g, wiring);
+  if (found.ids.size === 0 && found.sequence.length === 0 && sameSize.length === 0) {
+    return undefined;
+  }
   const sequence = found.sequence.reduce<(typeof found.sequence)[number] | undefined>(
     (min, s) => (min === undefined || s.rows < min.rows ? s : min),
     undefined,
   );
-  return { ids: Object.fromEntries(found.ids), ...(sequence ? { sequence } : {}) };
+  return {
+    ids: Object.fromEntries(found.ids),
+    ...(sequence ? { sequence } : {}),
+    ...(sameSize.length > 0 ? { sameSize } : {}),
+  };
+}
+
+/** Symbolic dimension names that two or more client inputs share, with where they appear. */
+function namedDims(g: GraphIndex, wiring: OnnxGraphWiring): NonNullable<InputBounds['sameSize']> {
+  const byName = new Map<string, { input: string; axis: number }[]>();
+  for (const [input, dims] of wiring.inputDims) {
+    if (!g.isClientInput(input)) continue;
+    dims.forEach((d, axis) => {
+      if (typeof d !== 'string') return;
+      byName.set(d, [...(byName.get(d) ?? []), { input, axis }]);
+    });
+  }
+  return [...byName]
+    .filter(([, members]) => members.length > 1)
+    .map(([dim, members]) => ({ dim, members }));
 }

@@ -12,6 +12,8 @@ export interface OnnxNodeWiring {
 /** What the host reads from a model file besides ORT's metadata: names, dims and wiring. */
 export interface OnnxGraphWiring {
   inputs: string[];
+  /** Graph input → its declared dims: a size, a symbolic name (`dim_param`), or unknown. */
+  inputDims: Map<string, (number | string | undefined)[]>;
   /** Initializer name → dims. */
   initializers: Map<string, number[]>;
   nodes: OnnxNodeWiring[];
@@ -56,7 +58,15 @@ const SCHEMA = {
             name: { type: 'string', id: 8 },
           },
         },
-        ValueInfoProto: { fields: { name: { type: 'string', id: 1 } } },
+        ValueInfoProto: {
+          fields: { name: { type: 'string', id: 1 }, type: { type: 'TypeProto', id: 2 } },
+        },
+        TypeProto: { fields: { tensorType: { type: 'TypeProtoTensor', id: 1 } } },
+        TypeProtoTensor: { fields: { shape: { type: 'TensorShapeProto', id: 2 } } },
+        TensorShapeProto: { fields: { dim: { rule: 'repeated', type: 'Dimension', id: 1 } } },
+        Dimension: {
+          fields: { dimValue: { type: 'int64', id: 1 }, dimParam: { type: 'string', id: 2 } },
+        },
       },
     },
   },
@@ -77,7 +87,10 @@ interface Decoded {
       attribute?: { name?: string; i?: number; type?: number }[];
     }[];
     initializer?: { dims?: number[]; name?: string }[];
-    input?: { name?: string }[];
+    input?: {
+      name?: string;
+      type?: { tensorType?: { shape?: { dim?: { dimValue?: number; dimParam?: string }[] } } };
+    }[];
   };
 }
 
@@ -91,6 +104,12 @@ export function readOnnxGraphWiring(bytes: Uint8Array): OnnxGraphWiring {
   const graph = model.graph ?? {};
   return {
     inputs: (graph.input ?? []).map((i) => i.name ?? ''),
+    inputDims: new Map(
+      (graph.input ?? []).map((i) => [
+        i.name ?? '',
+        (i.type?.tensorType?.shape?.dim ?? []).map((d) => d.dimParam || d.dimValue || undefined),
+      ]),
+    ),
     initializers: new Map((graph.initializer ?? []).map((t) => [t.name ?? '', t.dims ?? []])),
     nodes: (graph.node ?? []).map((n) => ({
       opType: n.opType ?? '',

@@ -9,6 +9,7 @@ import {
   jobStatus,
   jobsClient,
   ndjsonOf,
+  resultProblems,
   results,
   startWorker,
   submitNdjson,
@@ -121,18 +122,7 @@ describe('bulk jobs (router + model host + two workers, real Redis)', () => {
       failedItems: 0,
     });
 
-    const lines = await results(mesh.http, ACME_KEY, job.jobId);
-    expect(lines).toHaveLength(total);
-    const wrong = lines.filter(
-      (l, i) =>
-        l.index !== i ||
-        l.id !== `i${i}` ||
-        l.model !== job.model ||
-        l.version !== job.version ||
-        l.pipeline !== job.pipeline ||
-        typeof l.label !== 'string',
-    );
-    expect(wrong.slice(0, 3)).toEqual([]);
+    expect(resultProblems(await results(mesh.http, ACME_KEY, job.jobId), total, job)).toEqual([]);
 
     // A job submitted now is pinned to the new weights' version.
     const after = await call(mesh.http, 'POST', '/v1/jobs', {
@@ -237,11 +227,30 @@ describe('bulk jobs (router + model host + two workers, real Redis)', () => {
     expect(mine.body.jobs.map((j: any) => j.id)).toContain(id);
 
     const client = jobsClient(mesh.grpcAddress);
-    const err = await new Promise<grpc.ServiceError | null>((resolve) =>
-      client.getJob({ jobId: id }, bearer(GLOBEX_KEY), (e: grpc.ServiceError | null) => resolve(e)),
+    for (const method of ['getJob', 'cancelJob']) {
+      const err = await new Promise<grpc.ServiceError | null>((resolve) =>
+        client[method]({ jobId: id }, bearer(GLOBEX_KEY), (e: grpc.ServiceError | null) =>
+          resolve(e),
+        ),
+      );
+      expect([method, err?.code]).toEqual([method, grpc.status.NOT_FOUND]);
+    }
+    const streamErr = await new Promise<grpc.ServiceError | undefined>((resolve) => {
+      const stream = client.getJobResults({ jobId: id, fromIndex: 0 }, bearer(GLOBEX_KEY));
+      stream.on('data', () => undefined);
+      stream.on('error', resolve);
+      stream.on('end', () => resolve(undefined));
+    });
+    expect(streamErr?.code).toBe(grpc.status.NOT_FOUND);
+    const listed = await new Promise<any>((resolve, reject) =>
+      client.listJobs({ state: '', limit: 100 }, bearer(GLOBEX_KEY), (e: any, r: any) =>
+        e ? reject(e) : resolve(r),
+      ),
     );
-    expect(err?.code).toBe(grpc.status.NOT_FOUND);
+    expect(listed.jobs.map((j: any) => j.id)).not.toContain(id);
     client.close();
+    // The owner's job is untouched by the other tenant's cancel.
+    expect((await jobStatus(mesh.http, ACME_KEY, id)).state).not.toBe('cancelled');
 
     const adminList = await call(mesh.http, 'GET', '/v1/admin/jobs', { key: ADMIN_KEY });
     expect(adminList.body.jobs.find((j: any) => j.id === id)).toMatchObject({ tenant: 'acme' });
@@ -366,12 +375,20 @@ describe('bulk job input checks (a router of its own, small caps, no worker)', (
     expect(await storedJobKeys()).toBe(0);
   });
 
-  it('answers 429 over the concurrent-jobs quota, and a results stream ends cleanly on SIGTERM', async () => {
-    const first = await submitNdjson(base, ACME_KEY, 'sentiment', ndjsonOf(2));
-    expect(first.status).toBe(202);
-    const second = await submitNdjson(base, ACME_KEY, 'sentiment', ndjsonOf(2));
-    expect(second.status).toBe(429);
-    expect(second.body.error.code).toBe('JOB_QUOTA_EXCEEDED');
+  it('answers 429 over the concurrent-jobs quota, also to concurrent submits, and a results stream ends cleanly on SIGTERM', async () => {
+    // Six submits at once against maxConcurrentJobs 1: the reservation is atomic, one wins.
+    const racing = await Promise.all(
+      Array.from({ length: 6 }, () => submitNdjson(base, ACME_KEY, 'sentiment', ndjsonOf(2))),
+    );
+    expect(racing.map((r) => r.status).sort()).toEqual([202, 429, 429, 429, 429, 429]);
+    const first = racing.find((r) => r.status === 202)!;
+    const refused = racing.find((r) => r.status === 429)!;
+    expect(refused.body.error.code).toBe('JOB_QUOTA_EXCEEDED');
+    expect(refused.body.error.message).toMatch(/1 unfinished jobs \(limit 1\)/);
+    // The refused uploads left nothing: one job record, the winner's.
+    expect(await redis.keys(`${capPrefix}:{job:*}:meta`)).toEqual([
+      `${capPrefix}:{job:${first.body.jobId}}:meta`,
+    ]);
     const status = await jobStatus(base, ACME_KEY, first.body.jobId);
     expect(status.state).toBe('queued');
 

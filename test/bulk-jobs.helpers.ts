@@ -1,6 +1,9 @@
 /* eslint-disable @typescript-eslint/no-explicit-any, @typescript-eslint/no-unsafe-return -- wire JSON and grpc-js dynamic clients are untyped by nature */
 import * as grpc from '@grpc/grpc-js';
 import * as protoLoader from '@grpc/proto-loader';
+import { createRedisClient } from '@mesh/config';
+import { CHUNK_QUEUE, bullPrefix } from '@mesh/jobs';
+import { Queue } from 'bullmq';
 import { join } from 'node:path';
 import { ROOT, startApp, type StartedApp } from './support/app-process';
 import { pollUntil } from './support/poll';
@@ -125,4 +128,44 @@ export function bearer(key: string): grpc.Metadata {
   const md = new grpc.Metadata();
   md.set('authorization', `Bearer ${key}`);
   return md;
+}
+
+/**
+ * Lines of `results` that break "every index exactly once, in input order, on the pinned
+ * version, a prediction": empty when the job's results are whole.
+ */
+export function resultProblems(
+  lines: readonly any[],
+  total: number,
+  pin: { model: string; version: number; pipeline: string },
+  idOf: (i: number) => string | undefined = (i) => `i${i}`,
+): string[] {
+  const problems: string[] = [];
+  if (lines.length !== total) problems.push(`${lines.length} lines for ${total} items`);
+  lines.forEach((l, i) => {
+    const wrong =
+      l.index !== i ||
+      l.id !== idOf(i) ||
+      l.model !== pin.model ||
+      l.version !== pin.version ||
+      l.pipeline !== pin.pipeline ||
+      typeof l.label !== 'string';
+    if (wrong && problems.length < 4) problems.push(`line ${i}: ${JSON.stringify(l)}`);
+  });
+  return problems;
+}
+
+/** The BullMQ job counts of the chunk queue of a key prefix (active, waiting, delayed …). */
+export async function chunkQueueCounts(
+  redisUrl: string,
+  prefix: string,
+): Promise<Record<string, number>> {
+  const connection = createRedisClient(redisUrl, 'e2e-queue-counts');
+  const queue = new Queue(CHUNK_QUEUE, { prefix: bullPrefix(prefix), connection });
+  try {
+    return await queue.getJobCounts('active', 'waiting', 'prioritized', 'delayed', 'failed');
+  } finally {
+    await queue.close();
+    await connection.quit();
+  }
 }

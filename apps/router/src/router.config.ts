@@ -62,8 +62,11 @@ const routerEnv = {
   /** Quota defaults for tenants whose mesh.yaml entry sets no `jobs` quota. */
   JOBS_DEFAULT_MAX_QUEUED_ITEMS: positiveInt(2_000_000),
   JOBS_DEFAULT_MAX_CONCURRENT_JOBS: positiveInt(10),
-  /** How often open result and event streams look for progress. */
-  JOBS_STREAM_POLL_MS: positiveInt(250),
+  /**
+   * Open result and event streams wake on the job's change notices (pub/sub); without one
+   * (a notice lost to a reconnect) they look again after this long.
+   */
+  JOBS_STREAM_POLL_MS: positiveInt(2000),
   /** This router's id in heartbeats; default `<hostname>-<pid>-<random>`. */
   ROUTER_ID: z
     .string()

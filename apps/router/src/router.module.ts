@@ -9,7 +9,7 @@ import {
 } from '@nestjs/common';
 import { createRedisClient } from '@mesh/config';
 import { KServeBackends, VersionCatalog } from '@mesh/inference';
-import { JobFlowProducer, JobRepository, retryPolicyOf } from '@mesh/jobs';
+import { JobChangeFeed, JobFlowProducer, JobRepository, retryPolicyOf } from '@mesh/jobs';
 import { kservePoolOptionsFromEnv } from '@mesh/kserve';
 import {
   AdminAuthenticator,
@@ -75,6 +75,7 @@ export class RouterModule implements OnApplicationShutdown {
   constructor(
     @Inject(REDIS) private readonly redis: Redis,
     private readonly flows: JobFlowProducer,
+    private readonly jobChanges: JobChangeFeed,
   ) {}
 
   static register(config: RouterConfig, logger: Logger, catalog: VersionCatalog): DynamicModule {
@@ -284,6 +285,7 @@ export class RouterModule implements OnApplicationShutdown {
 
   async onApplicationShutdown(): Promise<void> {
     await this.flows.close();
+    await this.jobChanges.close();
     await this.redis.quit();
   }
 }
@@ -316,34 +318,34 @@ function jobProviders(config: RouterConfig): Provider[] {
     },
     {
       provide: JobSubmissionService,
-      inject: [RoutingTableCache, RouteSelector, VersionCatalog, JobRepository, JobFlowProducer],
+      inject: [RoutingTableCache, RouteSelector, JobRepository, JobFlowProducer],
       useFactory: (
         routes: RoutingTableCache,
         selector: RouteSelector,
-        catalog: VersionCatalog,
         repository: JobRepository,
         flows: JobFlowProducer,
       ) =>
-        new JobSubmissionService(
-          routes,
-          new WeightedVersionPicker(),
-          selector,
-          catalog,
-          repository,
-          flows,
-          {
-            maxItems: config.JOBS_MAX_ITEMS,
-            chunkSize: config.JOBS_CHUNK_SIZE,
-            maxQueuedItems: config.JOBS_DEFAULT_MAX_QUEUED_ITEMS,
-            maxConcurrentJobs: config.JOBS_DEFAULT_MAX_CONCURRENT_JOBS,
-          },
+        new JobSubmissionService(routes, selector, repository, flows, {
+          maxItems: config.JOBS_MAX_ITEMS,
+          chunkSize: config.JOBS_CHUNK_SIZE,
+          maxQueuedItems: config.JOBS_DEFAULT_MAX_QUEUED_ITEMS,
+          maxConcurrentJobs: config.JOBS_DEFAULT_MAX_CONCURRENT_JOBS,
+        }),
+    },
+    {
+      provide: JobChangeFeed,
+      useFactory: () =>
+        new JobChangeFeed(
+          createRedisClient(config.REDIS_URL, 'router-job-changes'),
+          config.REDIS_KEY_PREFIX,
+          config.JOBS_STREAM_POLL_MS,
         ),
     },
     {
       provide: JobQueryService,
-      inject: [JobRepository],
-      useFactory: (repository: JobRepository) =>
-        new JobQueryService(repository, config.JOBS_STREAM_POLL_MS),
+      inject: [JobRepository, JobChangeFeed],
+      useFactory: (repository: JobRepository, changes: JobChangeFeed) =>
+        new JobQueryService(repository, changes),
     },
   ];
 }

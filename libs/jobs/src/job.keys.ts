@@ -23,6 +23,16 @@ export class JobKeys {
     return `${this.prefix}:{job:${jobId}}:out:${chunk}`;
   }
 
+  /** Pub/sub channel of a job's change notices (chunk written, state moved). */
+  changes(jobId: string): string {
+    return `${this.prefix}:{job:${jobId}}:changes`;
+  }
+
+  /** Pattern matching every job's change channel under this prefix. */
+  changesPattern(): string {
+    return `${this.prefix}:{job:*}:changes`;
+  }
+
   /** Sorted set of a tenant's job ids by creation time. */
   byTenant(tenant: string): string {
     return `${this.prefix}:{jobs}:tenant:${tenant}`;
@@ -33,9 +43,14 @@ export class JobKeys {
     return `${this.prefix}:{jobs}:all`;
   }
 
-  /** Set of a tenant's unfinished job ids (quota accounting). */
-  active(tenant: string): string {
-    return `${this.prefix}:{jobs}:active:${tenant}`;
+  /** Hash of a tenant's quota reservations: unfinished job id → items not yet processed. */
+  quotaItems(tenant: string): string {
+    return `${this.prefix}:{jobs}:quota:${tenant}:items`;
+  }
+
+  /** Hash: job id → when its reservation last moved (epoch ms), to find abandoned uploads. */
+  quotaTouched(tenant: string): string {
+    return `${this.prefix}:{jobs}:quota:${tenant}:touched`;
   }
 
   idempotency(tenant: string, keyHash: string): string {

@@ -52,7 +52,7 @@ describe('JobRepository (real Redis)', () => {
       { text: 'b', textPair: 'c' },
       { text: 'd', id: 9 },
     ]);
-    expect(summary).toEqual({ total: 3, chunks: 2, hasPairs: true });
+    expect(summary).toEqual({ total: 3, chunks: 2, firstPair: 1 });
     expect(await repo.readItems('up1', 0)).toEqual([{ text: 'a' }, { text: 'b', textPair: 'c' }]);
     expect(await repo.readItems('up1', 1)).toEqual([{ text: 'd', id: 9 }]);
     const ttl = await redis.ttl(`${PREFIX}:{job:up1}:in:0`);
@@ -102,13 +102,29 @@ describe('JobRepository (real Redis)', () => {
   });
 
   it('frees the quota and the inputs of a finished job', async () => {
-    const writer = new JobUploadWriter(repo, 2);
+    expect((await repo.quota.reserveJob('quota-t', 'q1', 1)).granted).toBe(true);
+    const reserved: number[] = [];
+    const writer = new JobUploadWriter(repo, 2, async (n) => {
+      reserved.push(n);
+      expect((await repo.quota.reserveItems('quota-t', 'q1', n, 10)).granted).toBe(true);
+    });
     const summary = await writer.write('q1', [{ text: 'a' }, { text: 'b' }, { text: 'c' }]);
+    expect(reserved).toEqual([2, 1]);
     await repo.commit(record('q1', { tenant: 'quota-t', chunks: summary.chunks }));
-    expect((await repo.active('quota-t')).map((r) => r.id)).toEqual(['q1']);
+    expect(await repo.quota.held('quota-t')).toEqual({ jobs: 1, items: 3 });
+    expect(await repo.isOver('q1')).toBe(false);
     await repo.finish('q1', 'completed', Date.now());
-    expect(await repo.active('quota-t')).toEqual([]);
+    expect(await repo.quota.held('quota-t')).toEqual({ jobs: 0, items: 0 });
+    expect(await repo.isOver('q1')).toBe(true);
     expect(await repo.readItems('q1', 0)).toBeUndefined();
+  });
+
+  it('stores nothing of an upload whose chunk the quota refuses', async () => {
+    const writer = new JobUploadWriter(repo, 2, (n) =>
+      n > 1 ? Promise.reject(new Error('over quota')) : Promise.resolve(),
+    );
+    await expect(writer.write('q2', [{ text: 'a' }, { text: 'b' }])).rejects.toThrow('over quota');
+    expect(await redis.keys(`${PREFIX}:{job:q2}:*`)).toEqual([]);
   });
 
   it('lists a tenant’s jobs newest first, filtered by state; admin sees every tenant', async () => {

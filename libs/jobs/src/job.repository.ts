@@ -7,6 +7,7 @@ import {
   encodeResults,
   type ChunkResults,
 } from './chunk.codec';
+import { JobQuotaLedger } from './job-quota.ledger';
 import { JobKeys } from './job.keys';
 import { TRANSITION, WRITE_CHUNK_RESULTS } from './job.scripts';
 import {
@@ -41,12 +42,15 @@ const NON_TERMINAL: JobState[] = ['queued', 'running', 'waiting_for_version'];
  */
 export class JobRepository {
   private readonly keys: JobKeys;
+  /** The tenants' quota reservations; released here when a job ends or its chunks complete. */
+  readonly quota: JobQuotaLedger;
 
   constructor(
     private readonly redis: Redis,
     private readonly options: JobRepositoryOptions,
   ) {
     this.keys = new JobKeys(options.keyPrefix);
+    this.quota = new JobQuotaLedger(redis, options);
   }
 
   /** Stores one chunk of an upload; invisible until `commit`. */
@@ -71,7 +75,7 @@ export class JobRepository {
     await this.redis.del(this.keys.meta(jobId), this.keys.chunkStats(jobId));
   }
 
-  /** Makes a fully uploaded job visible: record, indexes, active set. */
+  /** Makes a fully uploaded job visible: record and indexes. */
   async commit(record: JobRecord): Promise<void> {
     const ttl = this.options.retentionSeconds;
     await this.redis
@@ -83,7 +87,6 @@ export class JobRepository {
       .multi()
       .zadd(this.keys.byTenant(record.tenant), record.createdAt, record.id)
       .zadd(this.keys.all(), record.createdAt, record.id)
-      .sadd(this.keys.active(record.tenant), record.id)
       .exec();
   }
 
@@ -97,7 +100,10 @@ export class JobRepository {
     return raw === null ? undefined : decodeItems(raw);
   }
 
-  /** Idempotent per chunk; returns true on its first write. */
+  /**
+   * Idempotent per chunk; returns true on its first write, which also gives the chunk's items
+   * back to the tenant's queued-items quota (a replacement gives back nothing).
+   */
   async writeResults(
     jobId: string,
     chunk: number,
@@ -105,7 +111,7 @@ export class JobRepository {
     results: readonly ItemResult[],
   ): Promise<boolean> {
     const failed = results.filter((r) => r.kind === 'error').length;
-    const first = await this.redis.eval(
+    const [first, tenant] = (await this.redis.eval(
       WRITE_CHUNK_RESULTS,
       3,
       this.keys.meta(jobId),
@@ -116,7 +122,9 @@ export class JobRepository {
       String(failed),
       encodeResults(results, items),
       String(this.options.retentionSeconds),
-    );
+    )) as [number, string];
+    if (first === 1 && tenant !== '') await this.quota.releaseItems(tenant, jobId, results.length);
+    await this.notify(jobId);
     return first === 1;
   }
 
@@ -151,7 +159,7 @@ export class JobRepository {
     const after = await this.transition(jobId, state, reason, `finishedAt=${now}`, NON_TERMINAL);
     const record = await this.get(jobId);
     if (record && TERMINAL_STATES.has(record.state)) {
-      await this.redis.srem(this.keys.active(record.tenant), jobId);
+      await this.quota.release(record.tenant, jobId);
       const inputs: string[] = [];
       for (let c = 0; c < record.chunks; c++) inputs.push(this.keys.items(jobId, c));
       for (let i = 0; i < inputs.length; i += 500) {
@@ -161,13 +169,10 @@ export class JobRepository {
     return after;
   }
 
-  /** A tenant's unfinished jobs (for quotas); ids whose record expired are dropped. */
-  async active(tenant: string): Promise<JobRecord[]> {
-    const ids = await this.redis.smembers(this.keys.active(tenant));
-    const records = await Promise.all(ids.map((id) => this.get(id)));
-    const gone = ids.filter((_, i) => records[i] === undefined);
-    if (gone.length > 0) await this.redis.srem(this.keys.active(tenant), ...gone);
-    return records.filter((r): r is JobRecord => r !== undefined && !TERMINAL_STATES.has(r.state));
+  /** True when the job's record is gone (expired, never committed) or it has ended. */
+  async isOver(jobId: string): Promise<boolean> {
+    const state = await this.redis.hget(this.keys.meta(jobId), 'state');
+    return !isJobState(state) || TERMINAL_STATES.has(state);
   }
 
   /** Newest first. Index entries past the retention period are trimmed on the way. */
@@ -219,7 +224,13 @@ export class JobRepository {
       stamp,
       ...from,
     );
+    if (after === to) await this.notify(jobId);
     return isJobState(after) ? after : undefined;
+  }
+
+  /** Wakes the streams following this job (JobChangeFeed); they poll too, so this may be lost. */
+  private async notify(jobId: string): Promise<void> {
+    await this.redis.publish(this.keys.changes(jobId), '1');
   }
 }
 

@@ -6,7 +6,8 @@
  * Writes one chunk's results idempotently: a retried chunk replaces its own result and the
  * job's counters move by the difference, so an item is never counted twice.
  * KEYS: meta, chunkStats, results. ARGV: chunk, succeeded, failed, payload, ttlSeconds.
- * Returns 1 on the first write of this chunk, 0 on a replacement.
+ * Returns {1, tenant} on the first write of this chunk, {0, tenant} on a replacement (the
+ * tenant, '' if the job is gone, lets the caller give back the chunk's quota items once).
  */
 export const WRITE_CHUNK_RESULTS = `
 local prev = redis.call('HGET', KEYS[2], ARGV[1])
@@ -23,8 +24,9 @@ redis.call('EXPIRE', KEYS[2], ARGV[5])
 redis.call('HINCRBY', KEYS[1], 'succeeded', ok - pok)
 redis.call('HINCRBY', KEYS[1], 'failedItems', fail - pfail)
 redis.call('HINCRBY', KEYS[1], 'processed', ok + fail - pok - pfail)
-if prev then return 0 end
-return 1
+local tenant = redis.call('HGET', KEYS[1], 'tenant') or ''
+if prev then return {0, tenant} end
+return {1, tenant}
 `;
 
 /**
@@ -51,4 +53,57 @@ for i = 4, #ARGV do
   end
 end
 return state
+`;
+
+/**
+ * Reserves one of a tenant's concurrent-job slots for a job about to be uploaded: check and
+ * reserve in one step, so two submits racing for the last slot cannot both get it.
+ * KEYS: quota items hash (job id → reserved items), quota touched hash (job id → epoch ms).
+ * ARGV: jobId, maxConcurrentJobs, now, ttlSeconds.
+ * Returns {1, jobs reserved} when reserved (or already held), {0, jobs reserved} when full.
+ */
+export const RESERVE_JOB = `
+if redis.call('HEXISTS', KEYS[1], ARGV[1]) == 1 then
+  return {1, redis.call('HLEN', KEYS[1])}
+end
+local jobs = redis.call('HLEN', KEYS[1])
+if jobs >= tonumber(ARGV[2]) then return {0, jobs} end
+redis.call('HSET', KEYS[1], ARGV[1], 0)
+redis.call('HSET', KEYS[2], ARGV[1], ARGV[3])
+redis.call('EXPIRE', KEYS[1], ARGV[4])
+redis.call('EXPIRE', KEYS[2], ARGV[4])
+return {1, jobs + 1}
+`;
+
+/**
+ * Adds ARGV[2] items to a job's reservation unless the tenant's reserved items would pass
+ * ARGV[3] (the tenant's maxQueuedItems). KEYS as RESERVE_JOB.
+ * ARGV: jobId, items, maxQueuedItems, now, ttlSeconds.
+ * Returns {1, reserved after} on success, {0, reserved before} over the quota, {-1, 0} when
+ * the job holds no slot (released meanwhile).
+ */
+export const RESERVE_ITEMS = `
+if redis.call('HEXISTS', KEYS[1], ARGV[1]) == 0 then return {-1, 0} end
+local sum = 0
+for _, v in ipairs(redis.call('HVALS', KEYS[1])) do sum = sum + tonumber(v) end
+local n = tonumber(ARGV[2])
+if sum + n > tonumber(ARGV[3]) then return {0, sum} end
+redis.call('HINCRBY', KEYS[1], ARGV[1], n)
+redis.call('HSET', KEYS[2], ARGV[1], ARGV[4])
+redis.call('EXPIRE', KEYS[1], ARGV[5])
+redis.call('EXPIRE', KEYS[2], ARGV[5])
+return {1, sum + n}
+`;
+
+/**
+ * Gives back ARGV[2] processed items of a job's reservation (never below 0; a job that holds
+ * no reservation is left alone). KEYS: quota items hash. ARGV: jobId, items.
+ */
+export const RELEASE_ITEMS = `
+local held = redis.call('HGET', KEYS[1], ARGV[1])
+if not held then return 0 end
+local left = tonumber(held) - tonumber(ARGV[2])
+if left < 0 then left = 0 end
+redis.call('HSET', KEYS[1], ARGV[1], left)
+return left
 `;

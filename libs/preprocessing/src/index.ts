@@ -4,6 +4,7 @@ export {
   codePointLength,
   exceedsChars,
   inputCapabilityError,
+  pairCapabilityError,
   type InputCapabilities,
 } from './input-capability';
 export { ModelVersionPreprocessor } from './model-version.preprocessor';

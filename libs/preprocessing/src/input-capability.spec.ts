@@ -1,4 +1,9 @@
-import { codePointLength, exceedsChars, inputCapabilityError } from './input-capability';
+import {
+  codePointLength,
+  exceedsChars,
+  inputCapabilityError,
+  pairCapabilityError,
+} from './input-capability';
 
 const caps = {
   model: 'm',
@@ -25,6 +30,16 @@ describe('input capability rule', () => {
     expect(inputCapabilityError({ ...caps, pairs: true }, [{ text: 'a', textPair: 'b' }])).toBe(
       undefined,
     );
+  });
+
+  it('answers the pair part alone for a whole job, the same message as for one request', () => {
+    expect(pairCapabilityError(caps, 3)?.message).toBe(
+      "textPair at index 3: model 'm' v1 (bert-wordpiece@1) takes single texts only",
+    );
+    expect(pairCapabilityError({ ...caps, kind: 'embedding' }, 0)?.message).toMatch(
+      /embedding model and takes no textPair/,
+    );
+    expect(pairCapabilityError({ ...caps, pairs: true }, 0)).toBeUndefined();
   });
 
   it('refuses a text over hardMaxChars with its length in characters', () => {

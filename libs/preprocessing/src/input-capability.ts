@@ -39,8 +39,9 @@ export function exceedsChars(s: string, limit: number): boolean {
 /**
  * The error serving `inputs` with this version would raise before any tokenizer work, or
  * undefined when it can serve them all. Routing uses it to choose only among versions that can
- * serve a request (a canary must not change which inputs are accepted); a pinned bulk job uses
- * it to refuse items up front. The same rule everywhere, so the answers cannot disagree.
+ * serve a request (a canary must not change which inputs are accepted); a bulk job is pinned
+ * by its pair part (`pairCapabilityError`), since an over-long item there becomes that item's
+ * error instead of refusing the job. One rule everywhere, so the answers cannot disagree.
  */
 export function inputCapabilityError(
   caps: InputCapabilities,
@@ -48,12 +49,9 @@ export function inputCapabilityError(
 ): InputValidationError | InputTooLargeError | undefined {
   for (let index = 0; index < inputs.length; index++) {
     const input = inputs[index]!;
-    if (input.textPair !== undefined && !caps.pairs) {
-      return new InputValidationError(
-        caps.kind === 'embedding'
-          ? `textPair at index ${index}: model '${caps.model}' v${caps.version} is an embedding model and takes no textPair`
-          : `textPair at index ${index}: model '${caps.model}' v${caps.version} (${caps.pipeline}) takes single texts only`,
-      );
+    if (input.textPair !== undefined) {
+      const refused = pairCapabilityError(caps, index);
+      if (refused) return refused;
     }
     for (const field of ['text', 'textPair'] as const) {
       const value = input[field];
@@ -63,4 +61,20 @@ export function inputCapabilityError(
     }
   }
   return undefined;
+}
+
+/**
+ * Why this version cannot take the text pair of input `index` (a pipeline for single texts,
+ * or an embedder), or undefined when it can.
+ */
+export function pairCapabilityError(
+  caps: InputCapabilities,
+  index: number,
+): InputValidationError | undefined {
+  if (caps.pairs) return undefined;
+  return new InputValidationError(
+    caps.kind === 'embedding'
+      ? `textPair at index ${index}: model '${caps.model}' v${caps.version} is an embedding model and takes no textPair`
+      : `textPair at index ${index}: model '${caps.model}' v${caps.version} (${caps.pipeline}) takes single texts only`,
+  );
 }

@@ -58,7 +58,6 @@ export {
   type TenantRateLimit,
   type VersionWeight,
 } from './routing.types';
-export { requireInputCapability, type InputNeeds } from './input-capability';
 export { stickyFraction } from './sticky-hash';
 export { TenantAuthenticator, type RoutingTableSource } from './tenant-authenticator';
 export {

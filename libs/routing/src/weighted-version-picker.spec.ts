@@ -1,4 +1,3 @@
-import { requireInputCapability } from './input-capability';
 import { NoRoutableVersionError } from './routing.errors';
 import type { Route } from './routing.types';
 import { stickyFraction } from './sticky-hash';
@@ -186,45 +185,5 @@ describe('WeightedVersionPicker', () => {
       const r = route({ 1: 1 }, { shadow: { version: 2 } });
       expect(picker.pickShadow(r, { unroutableReason: () => 'not loaded' })).toBeUndefined();
     });
-  });
-});
-
-describe('requireInputCapability', () => {
-  const canary: Route = {
-    tenant: '*',
-    task: 't',
-    model: 'm',
-    versions: [
-      { version: 1, weight: 90 },
-      { version: 2, weight: 10 },
-    ],
-  };
-  const pairsProblem = (_m: string, v: number) =>
-    v === 1 ? 'pipeline bert-wordpiece@1 takes single texts only' : undefined;
-
-  it('picks only pair-capable versions when some input has a textPair', () => {
-    const picker = new WeightedVersionPicker(() => 0);
-    const unroutableReason = requireInputCapability(() => undefined, { pairs: true }, pairsProblem);
-    expect(picker.pick(canary, { unroutableReason }).version).toBe(2);
-  });
-
-  it('leaves the choice alone for single texts', () => {
-    const picker = new WeightedVersionPicker(() => 0);
-    const unroutableReason = requireInputCapability(
-      () => undefined,
-      { pairs: false },
-      pairsProblem,
-    );
-    expect(picker.pick(canary, { unroutableReason }).version).toBe(1);
-  });
-
-  it('says why when no version can take pairs', () => {
-    const picker = new WeightedVersionPicker(() => 0);
-    const unroutableReason = requireInputCapability(
-      (_m, v) => (v === 2 ? 'no backend reports m v2 READY' : undefined),
-      { pairs: true },
-      pairsProblem,
-    );
-    expect(() => picker.pick(canary, { unroutableReason })).toThrow(NoRoutableVersionError);
   });
 });

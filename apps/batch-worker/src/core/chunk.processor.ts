@@ -76,12 +76,12 @@ export class ChunkProcessor<V extends PinnedModel> {
     const record = await this.repository.get(jobId);
     if (!record || TERMINAL_STATES.has(record.state)) return 'skipped';
     const version = this.inference.servable(record.model, record.version);
-    const reason = this.inference.unroutableReason(record.model, record.version);
-    if (!version || reason !== undefined) {
-      const why = reason ?? `${record.model} v${record.version} is not servable by this worker`;
+    if (!version) {
+      const why = `${record.model} v${record.version} is not servable by this worker`;
       await this.repository.markWaiting(jobId, why);
       throw new WaitForVersion(why);
     }
+    await this.waitIfUnroutable(jobId, version);
     await this.repository.markRunning(jobId, Date.now());
     const items = await this.repository.readItems(jobId, chunk);
     if (!items) return 'skipped';
@@ -94,7 +94,11 @@ export class ChunkProcessor<V extends PinnedModel> {
     } catch (err: unknown) {
       const message = err instanceof Error ? err.message : String(err);
       const lastAttempt = job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
-      if (isRetryable(err) && !lastAttempt) throw err;
+      if (isRetryable(err)) {
+        // The version went away mid-chunk (unloaded, backend gone): park, spend no attempt.
+        await this.waitIfUnroutable(jobId, version);
+        if (!lastAttempt) throw err;
+      }
       this.logger.warn(
         { event: 'chunk-failed', jobId, chunk, err: message },
         'chunk failed for good',
@@ -106,6 +110,14 @@ export class ChunkProcessor<V extends PinnedModel> {
     const reasons = results.flatMap((r) => (r.kind === 'error' ? [r.error.code] : []));
     this.metrics.processed(results.length - reasons.length, reasons.length, reasons);
     return 'written';
+  }
+
+  /** Marks the job waiting_for_version and parks the chunk while its pinned version is unroutable. */
+  private async waitIfUnroutable(jobId: string, version: V): Promise<void> {
+    const reason = this.inference.unroutableReason(version.model, version.version);
+    if (reason === undefined) return;
+    await this.repository.markWaiting(jobId, reason);
+    throw new WaitForVersion(reason);
   }
 
   private async writeErrors(

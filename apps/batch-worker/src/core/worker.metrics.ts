@@ -13,6 +13,7 @@ export class WorkerMetrics {
   constructor(
     registry: Registry,
     collectQueue: () => Promise<{ depth: Record<string, number>; jobs: Record<string, number> }>,
+    private readonly clock: () => number = Date.now,
   ) {
     this.items = new Counter({
       name: 'mesh_worker_items_total',
@@ -49,7 +50,7 @@ export class WorkerMetrics {
       name: 'mesh_worker_items_per_second',
       help: 'Items this worker processed per second over the last 30 s',
       registers: [registry],
-      collect: () => this.itemsPerSecond.set(this.rate(Date.now())),
+      collect: () => this.itemsPerSecond.set(this.rate(this.clock())),
     });
     const depth = new Gauge({
       name: 'mesh_worker_queue_depth',
@@ -75,7 +76,7 @@ export class WorkerMetrics {
     });
   }
 
-  processed(ok: number, failed: number, reasons: string[], now = Date.now()): void {
+  processed(ok: number, failed: number, reasons: string[], now = this.clock()): void {
     this.items.inc({ outcome: 'ok' }, ok);
     if (failed > 0) this.items.inc({ outcome: 'error' }, failed);
     for (const r of reasons) this.itemFailures.inc({ reason: r });

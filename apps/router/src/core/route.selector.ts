@@ -1,5 +1,5 @@
 import type { BackendDirectory, ServableVersion, VersionCatalog } from '@mesh/inference';
-import { inputCapabilityError, type TextInput } from '@mesh/preprocessing';
+import { inputCapabilityError, pairCapabilityError, type TextInput } from '@mesh/preprocessing';
 import type { Route, RoutingTableCache, Tenant, WeightedVersionPicker } from '@mesh/routing';
 
 export interface SelectedVersion {
@@ -52,6 +52,30 @@ export class RouteSelector {
     });
     const shadow = shadowPick && this.catalog.servable(shadowPick.model, shadowPick.version);
     return shadow && shadow !== version ? { route, version, shadow } : { route, version };
+  }
+
+  /**
+   * The version a bulk job is pinned to: the route's weighted pick among routable versions
+   * that can serve every item by the same rule as `select` (pairs only on pair-capable
+   * pipelines). `firstPair` is the index of the job's first item with a textPair, if any;
+   * over-long texts do not steer the pick, they become item errors.
+   */
+  pinJob(route: Route, stickyKey: string | undefined, firstPair: number | undefined): ServableVersion {
+    const picked = this.picker.pick(route, {
+      ...(stickyKey === undefined ? {} : { stickyKey }),
+      unroutableReason: (model, version) => this.unroutableReason(model, version),
+      ...(firstPair === undefined ? {} : { refuses: this.refusesPairAt(firstPair) }),
+    });
+    const version = this.catalog.servable(picked.model, picked.version);
+    if (!version) throw new Error(`catalog lost ${picked.model} v${picked.version}`);
+    return version;
+  }
+
+  private refusesPairAt(index: number): (model: string, version: number) => Error | undefined {
+    return (model, version) => {
+      const servable = this.catalog.servable(model, version);
+      return servable && pairCapabilityError(servable, index);
+    };
   }
 
   unroutableReason(model: string, version: number): string | undefined {

@@ -1,6 +1,6 @@
-import { setTimeout as sleep } from 'node:timers/promises';
 import {
   JobNotFoundError,
+  type JobChangeFeed,
   TERMINAL_STATES,
   jobResultLine,
   jobStatusView,
@@ -24,7 +24,8 @@ export type JobViewer = { tenant: Tenant } | { admin: true };
 export class JobQueryService {
   constructor(
     private readonly repository: JobRepository,
-    private readonly pollMs: number,
+    /** Wakes a waiting stream when its job changes (pub/sub, with a polling fallback). */
+    private readonly changes: JobChangeFeed,
     private readonly now: () => number = Date.now,
   ) {}
 
@@ -64,10 +65,16 @@ export class JobQueryService {
     for (let chunk = Math.floor(from / job.chunkSize); chunk < job.chunks; chunk++) {
       let written = await this.repository.readResults(jobId, chunk);
       while (!written && !TERMINAL_STATES.has(job.state)) {
-        await sleep(this.pollMs, undefined, { signal }).catch(() => undefined);
+        // Armed before the re-read, so a chunk written in between still wakes us.
+        const wait = this.changes.arm(jobId, signal);
+        try {
+          job = (await this.repository.get(jobId)) ?? { ...job, state: 'failed' };
+          written = await this.repository.readResults(jobId, chunk);
+          if (!written && !TERMINAL_STATES.has(job.state)) await wait.changed;
+        } finally {
+          wait.dispose();
+        }
         if (signal.aborted) return;
-        written = await this.repository.readResults(jobId, chunk);
-        job = (await this.repository.get(jobId)) ?? { ...job, state: 'failed' };
       }
       // A chunk can have been written just before the job ended.
       written ??= await this.repository.readResults(jobId, chunk);
@@ -93,16 +100,21 @@ export class JobQueryService {
     await this.find(viewer, jobId);
     let last = '';
     for (;;) {
-      const record = await this.repository.get(jobId);
-      if (!record) return;
-      const view = jobStatusView(record, this.now());
-      const key = `${view.state}/${view.processed}/${view.reason ?? ''}`;
-      if (key !== last) {
-        last = key;
-        yield view;
+      const wait = this.changes.arm(jobId, signal);
+      try {
+        const record = await this.repository.get(jobId);
+        if (!record) return;
+        const view = jobStatusView(record, this.now());
+        const key = `${view.state}/${view.processed}/${view.reason ?? ''}`;
+        if (key !== last) {
+          last = key;
+          yield view;
+        }
+        if (TERMINAL_STATES.has(record.state)) return;
+        await wait.changed;
+      } finally {
+        wait.dispose();
       }
-      if (TERMINAL_STATES.has(record.state)) return;
-      await sleep(this.pollMs, undefined, { signal }).catch(() => undefined);
       if (signal.aborted) return;
     }
   }

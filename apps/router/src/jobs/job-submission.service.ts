@@ -1,23 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import {
-  JobQuotaExceededError,
-  JobTooLargeError,
   type JobFlowProducer,
   type JobRecord,
   type JobRepository,
   JobUploadWriter,
 } from '@mesh/jobs';
-import { PipelineRegistry } from '@mesh/preprocessing';
-import {
-  requireInputCapability,
-  type RoutingTableCache,
-  type Tenant,
-  type WeightedVersionPicker,
-} from '@mesh/routing';
+import type { RoutingTableCache, Tenant } from '@mesh/routing';
 import type { RouteSelector } from '../core/route.selector';
-import type { VersionCatalog } from '@mesh/inference';
 import type { SubmitJobCommand, SubmittedJob } from './job.commands';
-import { quotaOf, type QuotaDefaults } from './job-quota';
+import { QuotaHold, type QuotaDefaults } from './job-quota';
 
 export interface SubmissionLimits extends QuotaDefaults {
   maxItems: number;
@@ -25,19 +16,16 @@ export interface SubmissionLimits extends QuotaDefaults {
 }
 
 /**
- * Accepts a bulk job: checks the route and the tenant's quota before reading any item,
- * streams the items into the job store, pins the job to one (model, version, pipeline) able
- * to serve every item, then makes it visible and enqueues its flow. Anything refused on the
- * way leaves nothing stored.
+ * Accepts a bulk job: checks the route and takes a slot of the tenant's quota before reading
+ * any item, streams the items into the job store (reserving the quota's items chunk by chunk),
+ * pins the job to one (model, version, pipeline) able to serve every item, then makes it
+ * visible and enqueues its flow. Anything refused on the way leaves nothing stored and gives
+ * its quota back.
  */
 export class JobSubmissionService {
-  private readonly pipelines = new PipelineRegistry();
-
   constructor(
     private readonly routes: RoutingTableCache,
-    private readonly picker: WeightedVersionPicker,
     private readonly selector: RouteSelector,
-    private readonly catalog: VersionCatalog,
     private readonly repository: JobRepository,
     private readonly flows: JobFlowProducer,
     private readonly limits: SubmissionLimits,
@@ -54,39 +42,23 @@ export class JobSubmissionService {
         return replay;
       }
     }
-    const maxItems = await this.admissibleItems(tenant);
     const jobId = randomUUID();
-    const writer = new JobUploadWriter(this.repository, this.limits.chunkSize);
-    let summary;
+    const hold = await QuotaHold.take(
+      this.repository.quota,
+      (id) => this.repository.isOver(id),
+      tenant,
+      jobId,
+      this.limits,
+    );
+    let chunks = 0;
     try {
-      summary = await writer.write(jobId, cmd.items(maxItems));
-    } catch (err: unknown) {
-      if (
-        err instanceof JobTooLargeError &&
-        err.unit === 'items' &&
-        maxItems < this.limits.maxItems
-      ) {
-        throw new JobQuotaExceededError(
-          'maxQueuedItems',
-          quotaOf(tenant, this.limits).maxQueuedItems,
-          `tenant '${tenant.name}' may have at most ${quotaOf(tenant, this.limits).maxQueuedItems} queued items; ${maxItems} remain`,
-        );
-      }
-      throw err;
-    }
-    let record: JobRecord;
-    try {
-      const picked = this.picker.pick(route, {
-        ...(cmd.stickyKey === undefined ? {} : { stickyKey: cmd.stickyKey }),
-        unroutableReason: requireInputCapability(
-          (m, v) => this.selector.unroutableReason(m, v),
-          { pairs: summary.hasPairs },
-          (m, v) => this.pairsProblem(m, v),
-        ),
-      });
-      const version = this.catalog.servable(picked.model, picked.version);
-      if (!version) throw new Error(`catalog lost ${picked.model} v${picked.version}`);
-      record = {
+      const writer = new JobUploadWriter(this.repository, this.limits.chunkSize, (n) =>
+        hold.items(n),
+      );
+      const summary = await writer.write(jobId, cmd.items(this.limits.maxItems));
+      chunks = summary.chunks;
+      const version = this.selector.pinJob(route, cmd.stickyKey, summary.firstPair);
+      const record: JobRecord = {
         id: jobId,
         tenant: tenant.name,
         task: cmd.task,
@@ -109,24 +81,33 @@ export class JobSubmissionService {
           jobId,
         );
         if (bound !== jobId) {
-          await this.repository.discard(jobId, summary.chunks);
+          // A concurrent retry with the same key won the race: answer its job, drop ours.
           const other = await this.replay(tenant, cmd.idempotencyKey);
-          if (other) return other;
+          if (other) {
+            await this.abandon(hold, jobId, chunks);
+            return other;
+          }
         }
       }
+      await this.repository.commit(record);
+      await this.flows.enqueue(record);
+      return {
+        jobId,
+        model: record.model,
+        version: record.version,
+        pipeline: record.pipeline,
+        total: record.total,
+      };
     } catch (err: unknown) {
-      await this.repository.discard(jobId, summary.chunks);
+      await this.abandon(hold, jobId, chunks);
       throw err;
     }
-    await this.repository.commit(record);
-    await this.flows.enqueue(record);
-    return {
-      jobId,
-      model: record.model,
-      version: record.version,
-      pipeline: record.pipeline,
-      total: record.total,
-    };
+  }
+
+  /** A submission that does not become a job: its items are deleted, its quota given back. */
+  private async abandon(hold: QuotaHold, jobId: string, chunks: number): Promise<void> {
+    await this.repository.discard(jobId, chunks);
+    await hold.release();
   }
 
   private async replay(tenant: Tenant, key: string): Promise<SubmittedJob | undefined> {
@@ -140,39 +121,5 @@ export class JobSubmissionService {
       pipeline: job.pipeline,
       total: job.total,
     };
-  }
-
-  /** Items this upload may hold: the job cap, lowered to what the tenant's quota leaves. */
-  private async admissibleItems(tenant: Tenant): Promise<number> {
-    const quota = quotaOf(tenant, this.limits);
-    const active = await this.repository.active(tenant.name);
-    if (active.length >= quota.maxConcurrentJobs) {
-      throw new JobQuotaExceededError(
-        'maxConcurrentJobs',
-        quota.maxConcurrentJobs,
-        `tenant '${tenant.name}' already has ${active.length} unfinished jobs (limit ${quota.maxConcurrentJobs})`,
-      );
-    }
-    const queued = active.reduce((sum, j) => sum + (j.total - j.processed), 0);
-    const left = quota.maxQueuedItems - queued;
-    if (left <= 0) {
-      throw new JobQuotaExceededError(
-        'maxQueuedItems',
-        quota.maxQueuedItems,
-        `tenant '${tenant.name}' already has ${queued} queued items (limit ${quota.maxQueuedItems})`,
-      );
-    }
-    return Math.min(this.limits.maxItems, left);
-  }
-
-  /** Why (model, version) cannot take text pairs, or undefined when it can. */
-  private pairsProblem(model: string, version: number): string | undefined {
-    const v = this.catalog.servable(model, version);
-    if (!v) return undefined;
-    if (v.kind === 'embedding') return `${model} v${version} is an embedding model: no text pairs`;
-    const [name = '', n = '0'] = v.pipeline.split('@');
-    return this.pipelines.get(name, Number(n))?.pairs
-      ? undefined
-      : `${model} v${version}: pipeline ${v.pipeline} takes single texts only`;
   }
 }

@@ -25,6 +25,8 @@ export interface ApiOperation {
   auth: ApiAuth;
   /** JSON request body. Adds the body errors (400 INVALID_JSON, 413, 415). */
   body?: ZodTypeAny;
+  /** Other request content types the operation accepts beside JSON (e.g. an NDJSON upload). */
+  alternativeBodies?: Readonly<Record<string, ZodTypeAny>>;
   params?: AnyZodObject;
   query?: AnyZodObject;
   /** Only the request headers this operation reads (x-request-id is added to every one). */
@@ -118,7 +120,20 @@ export class ApiDocs {
         ...(op.params ? { params: op.params } : {}),
         ...(op.query ? { query: op.query } : {}),
         ...(op.body
-          ? { body: { required: true, content: { 'application/json': { schema: op.body } } } }
+          ? {
+              body: {
+                required: true,
+                content: {
+                  'application/json': { schema: op.body },
+                  ...Object.fromEntries(
+                    Object.entries(op.alternativeBodies ?? {}).map(([type, schema]) => [
+                      type,
+                      { schema },
+                    ]),
+                  ),
+                },
+              },
+            }
           : {}),
       },
       responses: {

@@ -23,6 +23,15 @@ describe('the router OpenAPI document (generated from the zod schemas)', () => {
         'post /v1/predict:batch',
         'post /v1/tokenize',
         'get /v1/tasks',
+        'post /v1/jobs',
+        'get /v1/jobs',
+        'get /v1/jobs/{id}',
+        'get /v1/jobs/{id}/events',
+        'get /v1/jobs/{id}/results',
+        'delete /v1/jobs/{id}',
+        'get /v1/admin/jobs',
+        'get /v1/admin/jobs/{id}',
+        'delete /v1/admin/jobs/{id}',
         'get /v1/admin/table',
         'get /v1/admin/routes',
         'put /v1/admin/routes',
@@ -91,5 +100,76 @@ describe('the router OpenAPI document (generated from the zod schemas)', () => {
     expect(op('get', '/v1/admin/audit').parameters).toContainEqual(
       expect.objectContaining({ in: 'query', name: 'limit', required: false }),
     );
+  });
+
+  describe('the jobs API', () => {
+    it('takes a JSON body from the controller’s schema, or an NDJSON upload with ?task=', () => {
+      const submit = op('post', '/v1/jobs');
+      expect(submit.summary).toMatch(/bulk job/);
+      expect(Object.keys(submit.requestBody.content).sort()).toEqual([
+        'application/json',
+        'application/x-ndjson',
+      ]);
+      const body = doc.components.schemas.SubmitJobRequest;
+      expect(Object.keys(body.properties).sort()).toEqual(['items', 'stickyKey', 'task']);
+      expect(body.required).toEqual(['task', 'items']);
+      expect(body.additionalProperties).toBe(false);
+      expect(body.properties.items.items).toEqual({ $ref: '#/components/schemas/JobItem' });
+      expect(doc.components.schemas.JobItem.required).toEqual(['text']);
+      expect(submit.parameters).toContainEqual(
+        expect.objectContaining({ in: 'query', name: 'task', required: false }),
+      );
+      expect(headerNames(submit)).toEqual(['idempotency-key', 'x-mesh-sticky-key', 'x-request-id']);
+      expect(Object.keys(submit.responses['202'].content)).toEqual(['application/json']);
+    });
+
+    it('documents the refusals of a submit with their statuses', () => {
+      const r = op('post', '/v1/jobs').responses;
+      expect(Object.keys(r).sort()).toEqual(
+        ['202', '400', '401', '404', '413', '415', '429', '500', '503'].sort(),
+      );
+      expect(r['429'].description).toBe('JOB_QUOTA_EXCEEDED');
+      expect(r['400'].description).toContain('INVALID_INPUT');
+      expect(r['413'].description).toBe('PAYLOAD_TOO_LARGE');
+    });
+
+    it('documents status, events, results, cancel and list, with 404 for an unknown job', () => {
+      for (const [method, path] of [
+        ['get', '/v1/jobs/{id}'],
+        ['get', '/v1/jobs/{id}/events'],
+        ['get', '/v1/jobs/{id}/results'],
+        ['delete', '/v1/jobs/{id}'],
+      ] as const) {
+        const o = op(method, path);
+        expect([path, o.responses['404']?.description]).toEqual([path, 'JOB_NOT_FOUND']);
+        expect(o.parameters).toContainEqual(
+          expect.objectContaining({ in: 'path', name: 'id', required: true }),
+        );
+        expect(o.security).toEqual([{ tenantKey: [] }]);
+      }
+      expect(op('get', '/v1/jobs/{id}').responses['200'].content['application/json'].schema).toEqual(
+        { $ref: '#/components/schemas/JobStatus' },
+      );
+      expect(doc.components.schemas.JobStatus.properties.state.enum).toEqual([
+        'queued',
+        'running',
+        'waiting_for_version',
+        'completed',
+        'failed',
+        'cancelled',
+      ]);
+      expect(Object.keys(op('get', '/v1/jobs/{id}/events').responses['200'].content)).toEqual([
+        'text/event-stream',
+      ]);
+      const results = op('get', '/v1/jobs/{id}/results');
+      expect(Object.keys(results.responses['200'].content)).toEqual(['application/x-ndjson']);
+      expect(results.parameters).toContainEqual(
+        expect.objectContaining({ in: 'query', name: 'from', required: false }),
+      );
+      const list = op('get', '/v1/jobs');
+      expect(list.parameters.map((p: any) => p.name).sort()).toEqual(['limit', 'state', 'x-request-id']);
+      expect(list.responses['400'].description).toBe('INVALID_ARGUMENT');
+      expect(op('get', '/v1/admin/jobs').security).toEqual([{ adminKey: [] }]);
+    });
   });
 });

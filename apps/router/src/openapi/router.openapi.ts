@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { describeAdminApi } from '../admin/admin.openapi';
 import { describePredictApi } from '../http/predict.openapi';
+import { describeJobsApi } from '../jobs/jobs.openapi';
 import { ApiDocs } from './api-docs';
 
 /** Health and metrics, answered by @mesh/telemetry's controllers. */
@@ -40,6 +41,7 @@ function describeOperationsApi(docs: ApiDocs): void {
  */
 export const API_DESCRIPTIONS: readonly ((docs: ApiDocs) => void)[] = [
   describePredictApi,
+  describeJobsApi,
   describeAdminApi,
   describeOperationsApi,
 ];

@@ -239,7 +239,10 @@ describe('bulk job lifecycle (router, model host in explicit mode, one worker)',
 
   it('drives jobs from the CLI: submit (waits), status, results, list, cancel', async () => {
     const file = join(scratch, 'items.ndjson');
-    writeFileSync(file, ndjsonOf(250, (i) => ({ id: `c${i}`, text: `line ${i} is okay` })));
+    writeFileSync(
+      file,
+      ndjsonOf(250, (i) => ({ id: `c${i}`, text: `line ${i} is okay` })),
+    );
     const submit = await mesh_(['job', 'submit', '--task', 'sentiment', '--file', file]);
     expect(submit.code).toBe(0);
     const accepted = JSON.parse(submit.stdout.trim().split('\n')[0]!);
@@ -259,7 +262,15 @@ describe('bulk job lifecycle (router, model host in explicit mode, one worker)',
 
     const big = join(scratch, 'big.ndjson');
     writeFileSync(big, ndjsonOf(60 * CHUNK));
-    const queued = await mesh_(['job', 'submit', '--task', 'sentiment', '--file', big, '--no-wait']);
+    const queued = await mesh_([
+      'job',
+      'submit',
+      '--task',
+      'sentiment',
+      '--file',
+      big,
+      '--no-wait',
+    ]);
     expect(queued.code).toBe(0);
     const bigId = JSON.parse(queued.stdout.trim()).jobId;
     const cancelled = await mesh_(['job', 'cancel', bigId]);

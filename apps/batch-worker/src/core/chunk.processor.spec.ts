@@ -8,7 +8,8 @@ import { WorkerMetrics } from './worker.metrics';
 
 const pinned = { model: 'm', version: 2, pipeline: 'p@2', kind: 'classification' } as PinnedModel;
 const job = { id: 'j-c0', data: { jobId: 'j', tenant: 't', chunk: 0 }, opts: { attempts: 3 } };
-const unavailable = () => Object.assign(new Error('backend went away'), { code: 'BACKEND_UNAVAILABLE' });
+const unavailable = () =>
+  Object.assign(new Error('backend went away'), { code: 'BACKEND_UNAVAILABLE' });
 
 /** A processor over an in-memory store, a backend whose routability the test flips. */
 function setup(runError: () => Error) {

@@ -15,9 +15,8 @@ describe('WorkerMetrics', () => {
   );
   const value = async (name: string, labels: Record<string, string> = {}) => {
     const metric = (await registry.getMetricsAsJSON()).find((m) => m.name === name);
-    return metric?.values.find((v) =>
-      Object.entries(labels).every(([k, l]) => v.labels[k] === l),
-    )?.value;
+    return metric?.values.find((v) => Object.entries(labels).every(([k, l]) => v.labels[k] === l))
+      ?.value;
   };
 
   it('reports items per second over the last 30 s of its clock', async () => {

@@ -60,7 +60,11 @@ export class RouteSelector {
    * pipelines). `firstPair` is the index of the job's first item with a textPair, if any;
    * over-long texts do not steer the pick, they become item errors.
    */
-  pinJob(route: Route, stickyKey: string | undefined, firstPair: number | undefined): ServableVersion {
+  pinJob(
+    route: Route,
+    stickyKey: string | undefined,
+    firstPair: number | undefined,
+  ): ServableVersion {
     const picked = this.picker.pick(route, {
       ...(stickyKey === undefined ? {} : { stickyKey }),
       unroutableReason: (model, version) => this.unroutableReason(model, version),

@@ -39,9 +39,7 @@ export const jobStatusSchema = z.object({
 });
 
 export const jobListSchema = z.object({
-  jobs: z.array(
-    jobStatusSchema.extend({ tenant: z.string().describe('the owning tenant') }),
-  ),
+  jobs: z.array(jobStatusSchema.extend({ tenant: z.string().describe('the owning tenant') })),
 });
 
 const labelScore = z.object({ label: z.string(), score: z.number() });

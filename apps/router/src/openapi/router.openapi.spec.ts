@@ -147,9 +147,9 @@ describe('the router OpenAPI document (generated from the zod schemas)', () => {
         );
         expect(o.security).toEqual([{ tenantKey: [] }]);
       }
-      expect(op('get', '/v1/jobs/{id}').responses['200'].content['application/json'].schema).toEqual(
-        { $ref: '#/components/schemas/JobStatus' },
-      );
+      expect(
+        op('get', '/v1/jobs/{id}').responses['200'].content['application/json'].schema,
+      ).toEqual({ $ref: '#/components/schemas/JobStatus' });
       expect(doc.components.schemas.JobStatus.properties.state.enum).toEqual([
         'queued',
         'running',
@@ -167,7 +167,11 @@ describe('the router OpenAPI document (generated from the zod schemas)', () => {
         expect.objectContaining({ in: 'query', name: 'from', required: false }),
       );
       const list = op('get', '/v1/jobs');
-      expect(list.parameters.map((p: any) => p.name).sort()).toEqual(['limit', 'state', 'x-request-id']);
+      expect(list.parameters.map((p: any) => p.name).sort()).toEqual([
+        'limit',
+        'state',
+        'x-request-id',
+      ]);
       expect(list.responses['400'].description).toBe('INVALID_ARGUMENT');
       expect(op('get', '/v1/admin/jobs').security).toEqual([{ adminKey: [] }]);
     });

@@ -1,4 +1,3 @@
-/* eslint-disable @typescript-eslint/no-explicit-any -- wire JSON is untyped by nature */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -226,7 +225,7 @@ describe('bulk job lifecycle (router, model host in explicit mode, one worker)',
     expect(delta('mesh_worker_chunks_total', { outcome: 'written' })).toBe(3);
     expect(delta('mesh_worker_jobs_finished_total', { state: 'completed' })).toBe(1);
     expect(after).toMatch(/^mesh_worker_chunk_duration_seconds_bucket\{.*le="\+Inf".*\} \d+$/m);
-    expect(after).toMatch(/^mesh_worker_items_per_second \d+(\.\d+)?$/m);
+    expect(after).toMatch(/^mesh_worker_items_per_second\{[^}]*\} \d+(\.\d+)?$/m);
     // Jobs by state: every job of this mesh, as the admin listing counts them.
     const completed = await admin('GET', '/jobs?state=completed');
     expect(metricSum(after, 'mesh_worker_jobs', { state: 'completed' })).toBe(
@@ -255,7 +254,7 @@ describe('bulk job lifecycle (router, model host in explicit mode, one worker)',
     const lines = out.stdout
       .trim()
       .split('\n')
-      .map((l) => JSON.parse(l));
+      .map((l) => JSON.parse(l) as unknown);
     expect(resultProblems(lines, 250, accepted, (i) => `c${i}`)).toEqual([]);
     const list = await mesh_(['job', 'list', '--state', 'completed']);
     expect(list.stdout).toMatch(new RegExp(`^${accepted.jobId}\\s+completed\\s+250/250$`, 'm'));

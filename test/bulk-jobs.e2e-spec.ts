@@ -243,8 +243,10 @@ describe('bulk jobs (router + model host + two workers, real Redis)', () => {
     });
     expect(streamErr?.code).toBe(grpc.status.NOT_FOUND);
     const listed = await new Promise<any>((resolve, reject) =>
-      client.listJobs({ state: '', limit: 100 }, bearer(GLOBEX_KEY), (e: any, r: any) =>
-        e ? reject(e) : resolve(r),
+      client.listJobs(
+        { state: '', limit: 100 },
+        bearer(GLOBEX_KEY),
+        (e: grpc.ServiceError | null, r: any) => (e ? reject(e) : resolve(r)),
       ),
     );
     expect(listed.jobs.map((j: any) => j.id)).not.toContain(id);

@@ -75,6 +75,10 @@ describe('JobChangeFeed (real Redis pub/sub)', () => {
     abort.abort();
     await wait.changed;
     wait.dispose();
+    // Armed after the stream was already told to stop (shutdown): no wait at all.
+    const late = feed.arm('f3', abort.signal);
+    await late.changed;
+    late.dispose();
     expect(feed.waiting()).toBe(0);
   });
 });

@@ -56,7 +56,8 @@ export class JobChangeFeed {
     const set = this.waiters.get(channel) ?? new Set();
     set.add(wake);
     this.waiters.set(channel, set);
-    signal.addEventListener('abort', wake, { once: true });
+    if (signal.aborted) wake();
+    else signal.addEventListener('abort', wake, { once: true });
     return {
       changed,
       dispose: () => {

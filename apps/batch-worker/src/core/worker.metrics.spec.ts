@@ -3,14 +3,17 @@ import { WorkerMetrics } from './worker.metrics';
 
 describe('WorkerMetrics', () => {
   let now = 0;
+  let reads = 0;
   const registry = new Registry();
   const metrics = new WorkerMetrics(
     registry,
-    () =>
-      Promise.resolve({
+    () => {
+      reads++;
+      return Promise.resolve({
         depth: { 'bulk-chunk/waiting': 4, 'bulk-chunk/delayed': 2 },
-        jobs: { running: 1, waiting_for_version: 1 },
-      }),
+        jobs: { running: 1, waiting_for_version: reads },
+      });
+    },
     () => now,
   );
   const value = async (name: string, labels: Record<string, string> = {}) => {
@@ -44,6 +47,12 @@ describe('WorkerMetrics', () => {
     expect(await value('mesh_worker_queue_depth', { queue: 'bulk-chunk', state: 'delayed' })).toBe(
       2,
     );
-    expect(await value('mesh_worker_jobs', { state: 'waiting_for_version' })).toBe(1);
+  });
+
+  it('shows jobs by state from this scrape (one queue read per scrape), not the previous one', async () => {
+    const before = reads;
+    const text = await registry.metrics();
+    expect(reads).toBe(before + 1);
+    expect(text).toContain(`mesh_worker_jobs{state="waiting_for_version"} ${reads}`);
   });
 });

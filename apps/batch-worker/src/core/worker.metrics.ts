@@ -52,27 +52,38 @@ export class WorkerMetrics {
       registers: [registry],
       collect: () => this.itemsPerSecond.set(this.rate(this.clock())),
     });
+    // One Redis read per scrape for both gauges. The registry collects all metrics at once
+    // (Promise.all), so each gauge must await the read itself: setting one gauge from the
+    // other's collect would expose the previous scrape's values.
+    let pending: ReturnType<typeof collectQueue> | undefined;
+    const snapshot = () =>
+      (pending ??= collectQueue().finally(() => {
+        pending = undefined;
+      }));
     const depth = new Gauge({
       name: 'mesh_worker_queue_depth',
       help: 'BullMQ jobs in the bulk queues by queue and state (waiting, active, delayed, ...)',
       labelNames: ['queue', 'state'],
       registers: [registry],
       collect: async () => {
-        const q = await collectQueue();
+        const q = await snapshot();
         depth.reset();
         for (const [key, n] of Object.entries(q.depth)) {
           const [queue = '', state = ''] = key.split('/');
           depth.set({ queue, state }, n);
         }
-        jobs.reset();
-        for (const [state, n] of Object.entries(q.jobs)) jobs.set({ state }, n);
       },
     });
     const jobs = new Gauge({
       name: 'mesh_worker_jobs',
-      help: 'Bulk jobs by state (unfinished jobs of every tenant)',
+      help: 'Bulk jobs by state, every tenant (the newest 1000 jobs kept)',
       labelNames: ['state'],
       registers: [registry],
+      collect: async () => {
+        const q = await snapshot();
+        jobs.reset();
+        for (const [state, n] of Object.entries(q.jobs)) jobs.set({ state }, n);
+      },
     });
   }
 

@@ -47,7 +47,7 @@ function setup(runError: () => Error) {
     runner,
     metrics,
     pino({ enabled: false }),
-    2,
+    { inFlightBatches: 2, batchRows: 8 },
   );
   return { processor, calls };
 }

@@ -148,6 +148,32 @@ describe('deploy/k8s overlays', () => {
     ]);
   });
 
+  it('lays the dashboard out without clashes and charts the worker queue and the rollouts', () => {
+    const text = readFileSync(join(K8S, 'base', 'dashboards', 'model-mesh.json'), 'utf8');
+    const panels = (JSON.parse(text) as { panels: any[] }).panels;
+    expect(new Set(panels.map((p) => p.id)).size).toBe(panels.length);
+    // No two panels share a grid cell (Grafana would push one of them elsewhere).
+    const cells = new Set<string>();
+    for (const { gridPos: g } of panels) {
+      for (let x = g.x; x < g.x + g.w; x++)
+        for (let y = g.y; y < g.y + g.h; y++) {
+          expect(cells.has(`${x},${y}`)).toBe(false);
+          cells.add(`${x},${y}`);
+        }
+      expect(g.x + g.w).toBeLessThanOrEqual(24);
+    }
+    expect([...referencedMetricNames(text)]).toEqual(
+      expect.arrayContaining([
+        'mesh_worker_queue_depth',
+        'mesh_rollout_state_code',
+        'mesh_rollout_step',
+        'mesh_rollout_new_version_weight',
+        'mesh_rollout_gate_evaluations_total',
+        'mesh_coordinator_leader',
+      ]),
+    );
+  });
+
   it('asks the Triton HPA only for metrics the Prometheus adapter rules define', () => {
     const rules = parseAllDocuments(
       readFileSync(join(K8S, 'monitoring', 'prometheus-adapter-rules.yaml'), 'utf8'),

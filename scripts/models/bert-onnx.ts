@@ -29,6 +29,12 @@ export interface BertModelSpec {
    * whose outputs change with padding, for tests of the padding-invariance check.
    */
   maskPenalty?: number;
+  /**
+   * `run`: a graph that loads (every shape checks out) but fails every inference, because its
+   * output gathers a label index one past the end. Tests use it as a version that errors for
+   * every input, e.g. for gates that must roll a rollout back; the demo models never set it.
+   */
+  fault?: 'run';
 }
 
 /** Bumped whenever the graph or weight recipe changes (changes every hash). */
@@ -215,6 +221,17 @@ function classifierHead(ctx: Ctx, hidden: string, numLabels: number): string {
   return dense(ctx, pooled, 'classifier', dims.hidden, numLabels, CLASSIFIER_GAIN);
 }
 
+/**
+ * Gathers labels 1..numLabels of `logits`: the shape stays [batch, numLabels], so the model
+ * loads and its config matches, but index numLabels is out of range at run time (ONNX Runtime
+ * checks Gather indices when it runs the node, for every input).
+ */
+function outOfRangeGather(ctx: Ctx, logits: string, numLabels: number): string {
+  const indices = Array.from({ length: numLabels }, (_, i) => i + 1);
+  const index = ctx.g.int64Initializer('fault.label_index', [numLabels], indices);
+  return ctx.g.op('Gather', [logits, index], 'fault/gather', [attr.int('axis', 1)]);
+}
+
 function buildGraph(spec: BertModelSpec): OnnxModel['graph'] {
   const g = new OnnxGraphBuilder();
   const p = new SeededParams(g, spec.seed);
@@ -237,7 +254,8 @@ function buildGraph(spec: BertModelSpec): OnnxModel['graph'] {
   if (spec.head.kind === 'encoder') {
     g.exposeAs(hidden, 'last_hidden_state', OnnxDataType.FLOAT, [...dynamic, spec.dims.hidden]);
   } else {
-    const logits = classifierHead(ctx, hidden, spec.head.numLabels);
+    let logits = classifierHead(ctx, hidden, spec.head.numLabels);
+    if (spec.fault === 'run') logits = outOfRangeGather(ctx, logits, spec.head.numLabels);
     g.exposeAs(logits, 'logits', OnnxDataType.FLOAT, [dynamic[0]!, spec.head.numLabels]);
   }
   return g.build(spec.name);

@@ -9,6 +9,8 @@ export interface DemoVersion {
   version: number;
   pipelineVersion: PipelineVersion;
   padding: 'fixed' | 'dynamic';
+  /** Test repositories only: a graph that fails every inference (see `BertModelSpec.fault`). */
+  fault?: 'run';
 }
 
 export type DemoOutput =

@@ -29,7 +29,14 @@ export function bertSpecFor(
     model.output.kind === 'embedding'
       ? ({ kind: 'encoder' } as const)
       : { kind: 'classification' as const, numLabels: model.output.labels.length };
-  return { name: model.name, seed: seedOf(model, version), vocabSize, dims, head };
+  return {
+    name: model.name,
+    seed: seedOf(model, version),
+    vocabSize,
+    dims,
+    head,
+    ...(version.fault ? { fault: version.fault } : {}),
+  };
 }
 
 function tensorBlock(name: string, dataType: string, dims: number[], extra: string[] = []): string {

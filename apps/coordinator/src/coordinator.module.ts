@@ -1,7 +1,7 @@
 import { hostname } from 'node:os';
 import { type DynamicModule, Module } from '@nestjs/common';
 import { createRedisClient } from '@mesh/config';
-import { JobRepository } from '@mesh/jobs';
+import { JobPinReader, JobRepository } from '@mesh/jobs';
 import {
   createChannelCredentials,
   KServeClient,
@@ -16,7 +16,7 @@ import {
   RoutingTableRepository,
   routingKeys,
 } from '@mesh/routing';
-import { RedisHealthModule } from '@mesh/telemetry';
+import { createMetricsRegistry, RedisHealthModule } from '@mesh/telemetry';
 import type { Logger } from 'pino';
 import type { CoordinatorConfig } from './coordinator.config';
 import { CoordinatorRuntime } from './coordinator.runtime';
@@ -32,6 +32,7 @@ import { RoutingRouteStore } from './fleet/routing.route-store';
 import { AdminKeyGuard } from './http/admin-key.guard';
 import { RolloutsController } from './http/rollouts.controller';
 import { LeaderLease } from './leader/leader-lease';
+import { CoordinatorMetrics } from './metrics/coordinator.metrics';
 import { RolloutPlanValidator } from './rollout/rollout-plan.validator';
 import { RolloutMachine } from './rollout/rollout.machine';
 import type { Clock } from './rollout/rollout.ports';
@@ -76,6 +77,9 @@ function build(config: CoordinatorConfig, logger: Logger) {
   );
   const heartbeats = new RouterHeartbeatRepository(redis, { keyPrefix: config.REDIS_KEY_PREFIX });
   const signals = new RedisTrafficSignalSource(redis, { keyPrefix: config.REDIS_KEY_PREFIX });
+  const registry = createMetricsRegistry('coordinator');
+  // The runner is built below; the leader gauge asks it at scrape time.
+  const metrics = new CoordinatorMetrics(registry, rollouts, () => runner.isLeader);
   const machine = new RolloutMachine(
     {
       clock: systemClock,
@@ -86,10 +90,12 @@ function build(config: CoordinatorConfig, logger: Logger) {
       catalog,
       warmer: new KServeWarmer(clients, catalog, config.KSERVE_DEADLINE_MS),
       desired,
+      pins: new JobPinReader(redis, config.REDIS_KEY_PREFIX),
     },
     {
       loadSampleMs: config.COORDINATOR_LOAD_SAMPLE_MS,
       loadTimeoutMs: config.COORDINATOR_LOAD_TIMEOUT_MS,
+      onGate: (plan, verdict) => metrics.gateEvaluated(plan, verdict),
     },
   );
   const runner = new RolloutRunner(
@@ -116,7 +122,13 @@ function build(config: CoordinatorConfig, logger: Logger) {
     backends: clients,
     backendDeadlineMs: config.KSERVE_PROBE_DEADLINE_MS,
   };
-  return { redis, service, dashboard, runtime: new CoordinatorRuntime(redis, clients, runner) };
+  return {
+    redis,
+    service,
+    dashboard,
+    registry,
+    runtime: new CoordinatorRuntime(redis, clients, runner),
+  };
 }
 
 /** The version-switch coordinator: the rollout API, the leader loop, health and metrics. */
@@ -127,7 +139,7 @@ export class CoordinatorModule {
     return {
       module: CoordinatorModule,
       imports: [
-        RedisHealthModule.register('coordinator', config.REDIS_URL),
+        RedisHealthModule.register('coordinator', config.REDIS_URL, graph.registry),
         DashboardModule.register(graph.dashboard),
       ],
       controllers: [RolloutsController],

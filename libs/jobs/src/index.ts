@@ -27,6 +27,7 @@ export { JobFlowProducer } from './job-flow.producer';
 export { jobResultLine, type JobResultLine } from './job-result.line';
 export { jobItemSchema, parseJobItem } from './job-item.schema';
 export { JobKeys } from './job.keys';
+export { JobPinReader, type PinnedJobs } from './job-pin.reader';
 export { JobQuotaLedger, type QuotaLedgerOptions, type Reservation } from './job-quota.ledger';
 export { JobRepository, type JobRepositoryOptions, type ListOptions } from './job.repository';
 export {

@@ -1,6 +1,7 @@
 import { type DynamicModule, Inject, Module, type OnApplicationShutdown } from '@nestjs/common';
 import { createRedisClient } from '@mesh/config';
 import type Redis from 'ioredis';
+import type { Registry } from 'prom-client';
 import { HealthController } from './health.controller';
 import { createMetricsRegistry } from './metrics.registry';
 import { MetricsController } from './metrics.controller';
@@ -17,7 +18,12 @@ const HEALTH_REDIS = Symbol('HEALTH_REDIS');
 export class RedisHealthModule implements OnApplicationShutdown {
   constructor(@Inject(HEALTH_REDIS) private readonly redis: Redis) {}
 
-  static register(service: string, redisUrl: string): DynamicModule {
+  /** `registry`: the app's own, when it registers metrics of its own (default: a new one). */
+  static register(
+    service: string,
+    redisUrl: string,
+    registry: Registry = createMetricsRegistry(service),
+  ): DynamicModule {
     return {
       module: RedisHealthModule,
       controllers: [HealthController, MetricsController],
@@ -26,7 +32,7 @@ export class RedisHealthModule implements OnApplicationShutdown {
           provide: HEALTH_REDIS,
           useFactory: () => createRedisClient(redisUrl, `${service}-health`),
         },
-        { provide: METRICS_REGISTRY, useValue: createMetricsRegistry(service) },
+        { provide: METRICS_REGISTRY, useValue: registry },
         {
           provide: READINESS_CHECKS,
           inject: [HEALTH_REDIS],

@@ -1,5 +1,5 @@
 import type { VersionWeight } from '@mesh/routing';
-import { RolloutGate } from './rollout-gate';
+import { RolloutGate, type GateVerdict } from './rollout-gate';
 import { RolloutWindow } from './rollout-window';
 import { baselineVersion, sameWeights, weightsAt } from './rollout-weights';
 import type { RolloutPorts } from './rollout.ports';
@@ -15,6 +15,8 @@ export interface RolloutMachineOptions {
   loadSampleMs: number;
   /** A version that is not READY everywhere by then fails the rollout (ms). */
   loadTimeoutMs: number;
+  /** Told every gate evaluation's verdict (metrics). */
+  onGate?: (plan: RolloutRecord['plan'], verdict: GateVerdict) => void;
 }
 
 /**
@@ -195,9 +197,17 @@ export class RolloutMachine {
       return true;
     }
     const serving = await this.servingSet(r, false);
+    const retired = old.filter((v) => !serving.includes(v));
+    const pins = retired.length > 0 ? await this.ports.pins?.pinned(model, retired) : undefined;
+    if (pins && pins.count > 0) {
+      // Bulk jobs keep running on their pinned version after the route moved; retiring it now
+      // would fail their remaining chunks. One timeline entry per change, not one per tick.
+      const reason = `waiting for ${pins.count} bulk job(s) pinned to version ${retired.join(', ')}: ${pins.jobIds.join(', ')}`;
+      if (r.timeline.at(-1)?.reason === reason) return false;
+      return this.move(r, 'draining', now, reason, { pinnedJobs: pins.count });
+    }
     await this.ports.desired.set(model, serving);
     await this.ports.backends.serve(model, serving);
-    const retired = old.filter((v) => !serving.includes(v));
     return this.move(
       r,
       'completed',
@@ -309,7 +319,9 @@ export class RolloutMachine {
       base === undefined
         ? undefined
         : await this.ports.signals.read({ task, model, version: base, fromMs, toMs: now });
-    return new RolloutGate(r.plan.gates).evaluate(fresh, baseline, holdOver);
+    const result = new RolloutGate(r.plan.gates).evaluate(fresh, baseline, holdOver);
+    this.options.onGate?.(r.plan, result.verdict);
+    return result;
   }
 
   private fail(r: RolloutRecord, now: number, reason: string, metrics: TransitionMetrics): boolean {

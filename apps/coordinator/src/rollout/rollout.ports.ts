@@ -94,6 +94,12 @@ export interface DesiredVersions {
   all(): Promise<Map<string, number[]>>;
 }
 
+/** Bulk jobs pinned to model versions (the job store); a pinned version is not retired. */
+export interface BulkJobPins {
+  /** Unfinished jobs pinned to any of `versions` of `model` (a few ids, for the timeline). */
+  pinned(model: string, versions: readonly number[]): Promise<{ count: number; jobIds: string[] }>;
+}
+
 export interface RolloutPorts {
   clock: Clock;
   routes: RouteStore;
@@ -103,4 +109,6 @@ export interface RolloutPorts {
   catalog: ModelCatalog;
   warmer: Warmer;
   desired: DesiredVersions;
+  /** Without it, versions are retired without asking about bulk jobs. */
+  pins?: BulkJobPins;
 }

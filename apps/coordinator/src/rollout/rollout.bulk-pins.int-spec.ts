@@ -1,0 +1,144 @@
+import { randomUUID } from 'node:crypto';
+import Redis from 'ioredis';
+import { JobPinReader, JobRepository, type JobRecord } from '@mesh/jobs';
+import { FakeClock, FakeMesh } from '../testing/fake-mesh';
+import { RolloutMachine } from './rollout.machine';
+import type { RolloutRecord } from './rollout.types';
+
+const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+const PREFIX = `test:rollout-pins:${randomUUID().slice(0, 8)}`;
+const T0 = Date.parse('2026-12-01T02:00:00Z');
+const MODEL = 'question-type-zh';
+let redis: Redis;
+let jobs: JobRepository;
+
+beforeAll(() => {
+  redis = new Redis(REDIS_URL, { maxRetriesPerRequest: 1 });
+  jobs = new JobRepository(redis, { keyPrefix: PREFIX, retentionSeconds: 3600 });
+});
+
+afterAll(async () => {
+  const keys = await redis.keys(`${PREFIX}:*`);
+  if (keys.length > 0) await redis.del(...keys);
+  redis.disconnect();
+});
+
+function job(id: string, tenant: string, version: number): JobRecord {
+  return {
+    id,
+    tenant,
+    task: 'question-type',
+    model: MODEL,
+    version,
+    pipeline: `bert-wordpiece@${version}`,
+    state: 'running',
+    total: 10,
+    chunkSize: 5,
+    chunks: 2,
+    processed: 5,
+    succeeded: 5,
+    failedItems: 0,
+    createdAt: T0,
+  };
+}
+
+/** A rollout 1 → 2 that was just promoted; the fake mesh serves both versions. */
+function promoted() {
+  const clock = new FakeClock(T0);
+  const mesh = new FakeMesh();
+  const versions = [
+    { version: 1, weight: 0 },
+    { version: 2, weight: 100 },
+  ];
+  mesh.routes = [{ tenant: '*', task: 'question-type', model: MODEL, versions }];
+  for (const models of mesh.backends.values()) models.set(MODEL, [1, 2]);
+  const record: RolloutRecord = {
+    id: 'ro-pins',
+    plan: {
+      tenant: '*',
+      task: 'question-type',
+      model: MODEL,
+      toVersion: 2,
+      steps: [{ weight: 100, holdSeconds: 1 }],
+      bakeSeconds: 0,
+      onFailure: 'rollback',
+    },
+    state: 'promoted',
+    step: 1,
+    fromVersions: [{ version: 1, weight: 100 }],
+    weights: versions,
+    appliedEpoch: mesh.epoch,
+    createdAt: T0,
+    enteredAt: T0,
+    timeline: [],
+    rev: 1,
+  };
+  const machine = new RolloutMachine(
+    {
+      clock,
+      routes: mesh,
+      backends: mesh,
+      routers: mesh,
+      signals: mesh,
+      catalog: mesh,
+      warmer: mesh,
+      desired: mesh,
+      pins: new JobPinReader(redis, PREFIX),
+    },
+    { loadSampleMs: 10_000, loadTimeoutMs: 300_000 },
+  );
+  const tick = async (r: RolloutRecord) => {
+    mesh.syncRouters();
+    clock.advance(1);
+    return machine.advance(r);
+  };
+  return { mesh, record, tick };
+}
+
+describe('retiring a version waits for bulk jobs pinned to it (real job store)', () => {
+  it('a running job pinned to the old version holds the rollout in draining, named in the timeline; once it finishes, the version is retired', async () => {
+    await jobs.commit(job('job-old', 'acme', 1));
+    // Neither a job on the new version nor a finished one on the old version blocks.
+    await jobs.commit(job('job-new', 'globex', 2));
+    await jobs.commit(job('job-done', 'globex', 1));
+    await jobs.finish('job-done', 'completed', T0);
+    const { mesh, record, tick } = promoted();
+
+    let r = record;
+    for (let i = 0; i < 6; i++) r = await tick(r);
+    expect(r.state).toBe('draining');
+    const waits = r.timeline.filter((e) => e.reason.startsWith('waiting for 1 bulk job'));
+    // One entry however many ticks it waited.
+    expect(waits).toEqual([
+      expect.objectContaining({
+        from: 'draining',
+        to: 'draining',
+        reason: 'waiting for 1 bulk job(s) pinned to version 1: job-old',
+        metrics: { pinnedJobs: 1 },
+      }),
+    ]);
+    expect(mesh.weightsOf('*', 'question-type')).toEqual([{ version: 2, weight: 100 }]);
+    expect([...mesh.backends.values()].map((m) => m.get(MODEL))).toEqual([
+      [1, 2],
+      [1, 2],
+    ]);
+
+    await jobs.finish('job-old', 'completed', T0 + 10_000);
+    r = await tick(r);
+    expect(r.state).toBe('completed');
+    expect(r.timeline.at(-1)?.reason).toBe('retired version 1 on every backend');
+    expect([...mesh.backends.values()].map((m) => m.get(MODEL))).toEqual([[2], [2]]);
+  });
+
+  it('counts pinned jobs across tenants, and only unfinished ones', async () => {
+    const reader = new JobPinReader(redis, PREFIX);
+    await jobs.commit(job('job-x1', 'tenant-x', 3));
+    await jobs.commit(job('job-y1', 'tenant-y', 3));
+    await jobs.commit(job('job-y2', 'tenant-y', 4));
+    expect(await reader.pinned(MODEL, [3])).toEqual({ count: 2, jobIds: ['job-x1', 'job-y1'] });
+    expect(await reader.pinned(MODEL, [3, 4])).toMatchObject({ count: 3 });
+    expect(await reader.pinned('other-model', [3])).toEqual({ count: 0, jobIds: [] });
+    await jobs.finish('job-x1', 'cancelled', T0);
+    expect(await reader.pinned(MODEL, [3])).toEqual({ count: 1, jobIds: ['job-y1'] });
+  });
+});

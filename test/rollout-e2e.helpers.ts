@@ -1,0 +1,271 @@
+/* eslint-disable @typescript-eslint/no-explicit-any -- wire JSON bodies are untyped */
+import { createHash } from 'node:crypto';
+import { cpSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { join } from 'node:path';
+import { DEMO_MODELS } from '../scripts/models/demo-catalog';
+import { ModelRepositoryWriter } from '../scripts/models/model-repository.writer';
+import { readWordListFile, WORD_LIST_PATH } from '../scripts/models/word-list';
+import { call } from './router-e2e.helpers';
+import { ROOT, startApp, type StartedApp } from './support/app-process';
+import { pollUntil } from './support/poll';
+
+/**
+ * Support for the rollout end-to-end suite: a model repository with good and bad versions of
+ * one model, hosts on fixed gRPC ports (so one can restart where the fleet expects it), routers,
+ * coordinators, and a load generator that records every answer.
+ */
+
+export const MODEL = 'question-type-zh';
+export const TASK = 'question-type';
+/** Versions 1 and 2 are the demo's; 3 fails every inference; 4 is another good one. */
+export const BAD_VERSION = 3;
+export const GOOD_VERSION = 4;
+export const TENANT_KEY = 'rollout-e2e-tenant-key';
+export const ADMIN = 'rollout-e2e-admin-key';
+
+/**
+ * Writes `question-type-zh` with versions 1–4 into `dir` (1 and 2 copied from the demo
+ * repository, so only 3 and 4 are built) and a routing seed: every request of the task on
+ * version 1. Returns the seed's path.
+ */
+export async function writeRolloutRepository(dir: string): Promise<string> {
+  const demo = DEMO_MODELS.find((m) => m.name === MODEL)!;
+  for (const v of demo.versions) {
+    cpSync(
+      join(ROOT, 'model_repository', MODEL, String(v.version)),
+      join(dir, MODEL, String(v.version)),
+      {
+        recursive: true,
+      },
+    );
+  }
+  const v2 = demo.versions.find((v) => v.version === 2)!;
+  const model = {
+    ...demo,
+    versions: [
+      ...demo.versions,
+      { ...v2, version: BAD_VERSION, fault: 'run' as const },
+      { ...v2, version: GOOD_VERSION },
+    ],
+  };
+  const writer = new ModelRepositoryWriter({
+    outDir: dir,
+    size: 'tiny',
+    vocab: readWordListFile(WORD_LIST_PATH),
+    models: [model],
+  });
+  await writer.generate(false);
+  const seed = join(dir, 'mesh.yaml');
+  writeFileSync(
+    seed,
+    `tenants:
+  - name: rollout
+    keySha256: ['${createHash('sha256').update(TENANT_KEY).digest('hex')}']
+    allowedTasks: [${TASK}]
+    rateLimit: { requestsPerSecond: 100000, burst: 100000 }
+    maxInFlight: 512
+routes:
+  - tenant: '*'
+    task: ${TASK}
+    model: ${MODEL}
+    versions: [{ version: 1, weight: 100 }]
+`,
+  );
+  return seed;
+}
+
+/** A free TCP port on loopback (closed again; the caller binds it next). */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
+    });
+  });
+}
+
+/** A model host in explicit mode loading the model at startup (as Triton runs in production). */
+export function startHost(repo: string, grpcPort: number): Promise<StartedApp> {
+  return startApp(
+    'model-host',
+    {
+      MODEL_HOST_HTTP_PORT: '0',
+      MODEL_HOST_GRPC_PORT: String(grpcPort),
+      MODEL_HOST_METRICS_PORT: '0',
+      MODEL_REPOSITORY: repo,
+    },
+    {
+      listeners: ['http', 'grpc', 'metrics'],
+      args: ['--model-control-mode=explicit', `--load-model=${MODEL}`],
+      timeoutMs: 90_000,
+    },
+  );
+}
+
+export function startRouter(
+  id: string,
+  prefix: string,
+  repo: string,
+  seed: string,
+  backends: string,
+): Promise<StartedApp> {
+  return startApp(
+    'router',
+    {
+      ROUTER_HTTP_PORT: '0',
+      ROUTER_GRPC_PORT: '0',
+      ROUTER_ID: id,
+      REDIS_KEY_PREFIX: prefix,
+      MODEL_REPOSITORY: repo,
+      KSERVE_ENDPOINTS: backends,
+      MESH_CONFIG: seed,
+      ADMIN_API_KEY: ADMIN,
+      ROUTER_DISCOVERY_INTERVAL_MS: '200',
+      ROUTER_HEARTBEAT_INTERVAL_MS: '200',
+      ROUTER_SIGNAL_FLUSH_MS: '200',
+    },
+    { listeners: ['http', 'grpc'], timeoutMs: 60_000 },
+  );
+}
+
+export function startCoordinator(
+  id: string,
+  prefix: string,
+  repo: string,
+  backends: string,
+): Promise<StartedApp> {
+  return startApp('coordinator', {
+    COORDINATOR_PORT: '0',
+    COORDINATOR_ID: id,
+    REDIS_KEY_PREFIX: prefix,
+    ADMIN_API_KEY: ADMIN,
+    MODEL_REPOSITORY: repo,
+    KSERVE_ENDPOINTS: backends,
+    COORDINATOR_TICK_MS: '200',
+    COORDINATOR_LEASE_MS: '2000',
+    COORDINATOR_RECONCILE_MS: '500',
+    COORDINATOR_LOAD_TIMEOUT_MS: '120000',
+  });
+}
+
+export interface RolloutView {
+  id: string;
+  state: string;
+  step: number;
+  weights: { version: number; weight: number }[];
+  timeline: {
+    from: string;
+    to: string;
+    step: number;
+    reason: string;
+    metrics?: Record<string, unknown>;
+  }[];
+}
+
+export async function createRollout(coordinator: string, plan: object): Promise<RolloutView> {
+  const r = await call<RolloutView>(coordinator, 'POST', '/v1/rollouts', {
+    key: ADMIN,
+    body: plan,
+  });
+  if (r.status !== 201) throw new Error(`create rollout: ${r.status} ${JSON.stringify(r.body)}`);
+  return r.body;
+}
+
+export async function getRollout(coordinator: string, id: string): Promise<RolloutView> {
+  const r = await call<RolloutView>(coordinator, 'GET', `/v1/rollouts/${id}`, { key: ADMIN });
+  if (r.status !== 200) throw new Error(`get rollout: ${r.status} ${JSON.stringify(r.body)}`);
+  return r.body;
+}
+
+/** Polls the rollout until `done` holds; a terminal state that is not wanted fails at once. */
+export function waitForRollout(
+  coordinator: () => string,
+  id: string,
+  done: (v: RolloutView) => boolean,
+  what: string,
+  timeoutMs = 120_000,
+): Promise<RolloutView> {
+  return pollUntil(
+    async () => {
+      const view = await getRollout(coordinator(), id);
+      if (done(view)) return view;
+      if (['completed', 'rolled_back', 'aborted', 'failed'].includes(view.state)) {
+        throw new Error(
+          `rollout ended ${view.state} while waiting for ${what}: ${JSON.stringify(view.timeline)}`,
+        );
+      }
+      return undefined;
+    },
+    { timeoutMs, intervalMs: 50, what },
+  ).catch(async (err: Error) => {
+    const view = await getRollout(coordinator(), id).catch(() => undefined);
+    throw new Error(`${err.message}\n${JSON.stringify(view, null, 1)}`);
+  });
+}
+
+export interface Answer {
+  status: number;
+  model?: string;
+  version?: number;
+  pipeline?: string;
+  code?: string;
+}
+
+/**
+ * `clients` concurrent callers, each alternating between the routers, until `stop()`; every
+ * answer is kept. A transport error counts as status 0.
+ */
+export function startLoad(routers: () => string[], clients = 4) {
+  const answers: Answer[] = [];
+  let running = true;
+  const texts = ['为什么天空是蓝色的', '怎么去火车站', '明天几点开会', '这是什么意思'];
+  const worker = async (w: number) => {
+    for (let i = 0; running; i++) {
+      const urls = routers();
+      const base = urls[(w + i) % urls.length]!;
+      try {
+        const r = await call(base, 'POST', '/v1/predict', {
+          key: TENANT_KEY,
+          body: { task: TASK, text: texts[i % texts.length] },
+        });
+        answers.push({
+          status: r.status,
+          model: r.body?.model,
+          version: r.body?.version,
+          pipeline: r.body?.pipeline,
+          code: r.body?.error?.code,
+        });
+      } catch {
+        answers.push({ status: 0 });
+      }
+    }
+  };
+  const done = Promise.all(Array.from({ length: clients }, (_, w) => worker(w)));
+  return {
+    answers,
+    async stop(): Promise<Answer[]> {
+      running = false;
+      await done;
+      return answers;
+    },
+  };
+}
+
+/** The host's repository index entries of the model (HTTP, as an operator would ask). */
+export async function repositoryIndex(
+  host: StartedApp,
+): Promise<{ name: string; version: string; state: string; reason: string }[]> {
+  const r = await call(host.urls.http!, 'POST', '/v2/repository/index', { body: {} });
+  return (r.body as any[]).filter((m) => m.name === MODEL);
+}
+
+export function stateOf(
+  index: { version: string; state: string; reason: string }[],
+  version: number,
+): string {
+  const entry = index.find((m) => m.version === String(version));
+  return entry ? `${entry.state}${entry.reason ? `/${entry.reason}` : ''}` : 'absent';
+}

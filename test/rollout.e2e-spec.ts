@@ -1,0 +1,384 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createRedisClient } from '@mesh/config';
+import { FencedWriteError, RoutingTableRepository, routingKeys } from '@mesh/routing';
+import type Redis from 'ioredis';
+import { call, metricSum } from './router-e2e.helpers';
+import {
+  ADMIN,
+  BAD_VERSION,
+  GOOD_VERSION,
+  MODEL,
+  TASK,
+  createRollout,
+  freePort,
+  getRollout,
+  repositoryIndex,
+  startCoordinator,
+  startHost,
+  startLoad,
+  startRouter,
+  stateOf,
+  waitForRollout,
+  writeRolloutRepository,
+  type Answer,
+  type RolloutView,
+} from './rollout-e2e.helpers';
+import { uniquePrefix, type StartedApp } from './support/app-process';
+import { pollUntil } from './support/poll';
+
+/**
+ * Scheduled rollouts end to end, every part a real process over loopback: two model hosts in
+ * explicit mode, two routers, two coordinator replicas, one Redis (own key prefix). Holds are
+ * a few seconds; nothing here measures time, every wait polls state with a generous deadline.
+ */
+jest.setTimeout(180_000);
+
+const prefix = uniquePrefix(__filename);
+const keys = routingKeys(prefix);
+let repo: string;
+let seed: string;
+let backends: string;
+const grpcPorts: number[] = [];
+const hosts: StartedApp[] = [];
+const routers: StartedApp[] = [];
+const coordinators = new Map<string, StartedApp>();
+let redis: Redis;
+let table: RoutingTableRepository;
+
+/** Pipelines each version declares in its manifest (1: @1; 2, 3, 4: @2). */
+const DECLARED = new Set([
+  `${MODEL}@1:bert-wordpiece@1`,
+  `${MODEL}@2:bert-wordpiece@2`,
+  `${MODEL}@${GOOD_VERSION}:bert-wordpiece@2`,
+]);
+
+const routerUrls = () => routers.map((r) => r.urls.http!);
+
+async function leaseHolder(): Promise<{ token: number; holder: string } | undefined> {
+  const value = await redis.get(keys.leaderLease);
+  const m = value?.match(/^(\d+) (.+)$/);
+  return m ? { token: Number(m[1]), holder: m[2]! } : undefined;
+}
+
+/** The API of a coordinator that is still running (any replica serves it). */
+function coordinatorUrl(): string {
+  for (const app of coordinators.values()) if (app.proc.exitCode === null) return app.urls.http!;
+  throw new Error('no coordinator is running');
+}
+
+async function routeVersions() {
+  const t = await table.load();
+  return t?.routes.find((r) => r.tenant === '*' && r.task === TASK)?.versions;
+}
+
+function transitions(view: RolloutView): string[] {
+  return view.timeline.map((e) => `${e.to}${e.to === 'canary' ? `:${e.step}` : ''}`);
+}
+
+function failures(answers: Answer[]): Answer[] {
+  return answers.filter((a) => a.status !== 200);
+}
+
+function undeclared(answers: Answer[]): string[] {
+  return answers
+    .filter((a) => a.status === 200)
+    .map((a) => `${a.model}@${a.version}:${a.pipeline}`)
+    .filter((pair) => !DECLARED.has(pair));
+}
+
+beforeAll(async () => {
+  repo = mkdtempSync(join(tmpdir(), 'rollout-e2e-'));
+  seed = await writeRolloutRepository(repo);
+  grpcPorts.push(await freePort(), await freePort());
+  backends = grpcPorts.map((p) => `127.0.0.1:${p}`).join(',');
+  for (const port of grpcPorts) hosts.push(await startHost(repo, port));
+  for (const id of ['router-a', 'router-b']) {
+    routers.push(await startRouter(id, prefix, repo, seed, backends));
+  }
+  redis = createRedisClient(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379', 'rollout-e2e');
+  table = new RoutingTableRepository(redis, { keyPrefix: prefix });
+  await pollUntil(
+    async () => {
+      const ready = await Promise.all(
+        routerUrls().map(async (u) => (await fetch(`${u}/healthz/ready`)).status === 200),
+      );
+      return ready.every(Boolean) ? true : undefined;
+    },
+    { timeoutMs: 60_000, what: 'both routers ready' },
+  );
+  // coord-a starts first and takes the lease; coord-b stands by.
+  coordinators.set('coord-a', await startCoordinator('coord-a', prefix, repo, backends));
+  await pollUntil(async () => ((await leaseHolder())?.holder === 'coord-a' ? true : undefined), {
+    timeoutMs: 30_000,
+    what: 'coord-a to lead',
+  });
+  coordinators.set('coord-b', await startCoordinator('coord-b', prefix, repo, backends));
+}, 300_000);
+
+afterAll(async () => {
+  await Promise.all([...coordinators.values()].map((c) => c.stop('SIGKILL')));
+  await Promise.all(routers.map((r) => r.stop('SIGKILL')));
+  await Promise.all(hosts.map((h) => h.stop('SIGKILL')));
+  rmSync(repo, { recursive: true, force: true });
+  const stale = await redis.keys(`${prefix}*`);
+  if (stale.length > 0) await redis.del(...stale);
+  await redis.quit();
+});
+
+describe('rollout coordinator, end to end', () => {
+  it(`moves ${MODEL} 1 → 2 under load without a failed request, then retires 1 on both hosts`, async () => {
+    const load = startLoad(routerUrls);
+    await pollUntil(() => (load.answers.length >= 20 ? true : undefined), {
+      timeoutMs: 60_000,
+      what: 'load on version 1',
+    });
+    const created = await createRollout(coordinatorUrl(), {
+      task: TASK,
+      model: MODEL,
+      toVersion: 2,
+      warmup: { requests: 2 },
+      steps: [
+        { weight: 10, holdSeconds: 2 },
+        { weight: 50, holdSeconds: 2 },
+        { weight: 100, holdSeconds: 2 },
+      ],
+      bakeSeconds: 1,
+      gates: { maxErrorRate: 0.01, minRequests: 3 },
+    });
+
+    // Mid-rollout the coordinator's metrics show the canary (scraped, as Prometheus would).
+    const canary = await pollUntil(
+      async () => {
+        const text = (await call(coordinatorUrl(), 'GET', '/metrics')).body as string;
+        const labels = { rollout: created.id };
+        return metricSum(text, 'mesh_rollout_state', { ...labels, state: 'canary' }) === 1
+          ? { text, labels }
+          : undefined;
+      },
+      { timeoutMs: 120_000, what: 'the canary state on /metrics' },
+    );
+    expect(metricSum(canary.text, 'mesh_rollout_step', canary.labels)).toBeGreaterThanOrEqual(1);
+    expect([10, 50, 100]).toContain(
+      metricSum(canary.text, 'mesh_rollout_new_version_weight', canary.labels),
+    );
+
+    const done = await waitForRollout(
+      coordinatorUrl,
+      created.id,
+      (v) => v.state === 'completed',
+      'completed',
+    );
+    const answers = await load.stop();
+
+    expect(failures(answers)).toEqual([]);
+    expect(undeclared(answers)).toEqual([]);
+    const versions = new Set(answers.map((a) => a.version));
+    expect([versions.has(1), versions.has(2)]).toEqual([true, true]);
+    expect(transitions(done)).toEqual([
+      'loading',
+      'waiting_for_window',
+      'warming',
+      'canary:1',
+      'canary:2',
+      'canary:3',
+      'baking',
+      'promoted',
+      'draining',
+      'completed',
+    ]);
+    expect(done.weights).toEqual([{ version: 2, weight: 100 }]);
+    expect(await routeVersions()).toEqual([{ version: 2, weight: 100 }]);
+    for (const host of hosts) {
+      const index = await repositoryIndex(host);
+      expect([stateOf(index, 1), stateOf(index, 2)]).toEqual(['UNAVAILABLE/unloaded', 'READY']);
+    }
+
+    const text = (await call(coordinatorUrl(), 'GET', '/metrics')).body as string;
+    const labels = { rollout: created.id, task: TASK, model: MODEL, to_version: '2' };
+    expect(metricSum(text, 'mesh_rollout_state', { ...labels, state: 'completed' })).toBe(1);
+    expect(metricSum(text, 'mesh_rollout_state', labels)).toBe(1);
+    expect(metricSum(text, 'mesh_rollout_step', labels)).toBe(3);
+    expect(metricSum(text, 'mesh_rollout_new_version_weight', labels)).toBe(100);
+    const leaderText = (await call(coordinators.get('coord-a')!.urls.http!, 'GET', '/metrics'))
+      .body as string;
+    const standbyText = (await call(coordinators.get('coord-b')!.urls.http!, 'GET', '/metrics'))
+      .body as string;
+    // One pass per step and one for the bake (a conflicting save may re-evaluate one).
+    expect(
+      metricSum(leaderText, 'mesh_rollout_gate_evaluations_total', { result: 'pass' }),
+    ).toBeGreaterThanOrEqual(4);
+    expect(metricSum(leaderText, 'mesh_rollout_gate_evaluations_total', { result: 'fail' })).toBe(
+      0,
+    );
+    expect(metricSum(leaderText, 'mesh_coordinator_leader')).toBe(1);
+    expect(metricSum(standbyText, 'mesh_coordinator_leader')).toBe(0);
+  });
+
+  it('rolls a version that fails every request back at its first failed gate, weights restored', async () => {
+    const load = startLoad(routerUrls);
+    const created = await createRollout(coordinatorUrl(), {
+      task: TASK,
+      model: MODEL,
+      toVersion: BAD_VERSION,
+      steps: [
+        { weight: 30, holdSeconds: 60 },
+        { weight: 100, holdSeconds: 60 },
+      ],
+      gates: { maxErrorRate: 0.05, minRequests: 3 },
+    });
+    const done = await waitForRollout(
+      coordinatorUrl,
+      created.id,
+      (v) => v.state === 'rolled_back',
+      'rolled back',
+    );
+    const answers = await load.stop();
+
+    expect(transitions(done)).toEqual([
+      'loading',
+      'waiting_for_window',
+      'canary:1',
+      'rolling_back',
+      'rolled_back',
+    ]);
+    const gate = done.timeline.find((e) => e.to === 'rolling_back')!;
+    expect(gate.reason).toMatch(/^gate maxErrorRate failed: error rate [\d.]+ > 0\.05$/);
+    expect(gate.step).toBe(1);
+    expect(gate.metrics).toMatchObject({
+      requests: expect.any(Number),
+      errors: expect.any(Number),
+    });
+    const { requests, errors, errorRate } = gate.metrics as Record<string, number>;
+    expect(requests).toBeGreaterThanOrEqual(3);
+    expect(errors).toBe(requests); // the version fails every inference
+    expect(errorRate).toBe(1);
+    expect(done.weights).toEqual([{ version: 2, weight: 100 }]);
+    expect(await routeVersions()).toEqual([{ version: 2, weight: 100 }]);
+    // Version 3 never answered; every answer that succeeded came from a declared pair.
+    expect(answers.some((a) => a.version === BAD_VERSION)).toBe(false);
+    expect(undeclared(answers)).toEqual([]);
+    expect(failures(answers).length).toBeGreaterThan(0);
+  });
+
+  it('survives a SIGKILLed leader at canary step 2: the standby continues, the stale token is refused', async () => {
+    const load = startLoad(routerUrls);
+    const created = await createRollout(coordinatorUrl(), {
+      task: TASK,
+      model: MODEL,
+      toVersion: GOOD_VERSION,
+      steps: [
+        { weight: 20, holdSeconds: 1 },
+        { weight: 50, holdSeconds: 8 },
+        { weight: 100, holdSeconds: 1 },
+      ],
+      gates: { maxErrorRate: 0.01 },
+    });
+    await waitForRollout(
+      coordinatorUrl,
+      created.id,
+      (v) => v.state === 'canary' && v.step === 2,
+      'canary step 2',
+    );
+    const before = (await leaseHolder())!;
+    expect(before.holder).toBe('coord-a');
+    await coordinators.get('coord-a')!.stop('SIGKILL');
+
+    const after = await pollUntil(
+      async () => {
+        const lease = await leaseHolder();
+        return lease?.holder === 'coord-b' ? lease : undefined;
+      },
+      { timeoutMs: 60_000, what: 'coord-b to take the lease' },
+    );
+    expect(after.token).toBeGreaterThan(before.token);
+    const done = await waitForRollout(
+      coordinatorUrl,
+      created.id,
+      (v) => v.state === 'completed',
+      'completed on coord-b',
+    );
+    const answers = await load.stop();
+
+    // Every step exactly once, in order: nothing repeated or skipped across the takeover.
+    expect(transitions(done)).toEqual([
+      'loading',
+      'waiting_for_window',
+      'canary:1',
+      'canary:2',
+      'canary:3',
+      'baking',
+      'promoted',
+      'draining',
+      'completed',
+    ]);
+    expect(await routeVersions()).toEqual([{ version: GOOD_VERSION, weight: 100 }]);
+    expect(failures(answers)).toEqual([]);
+    expect(undeclared(answers)).toEqual([]);
+
+    // The killed leader's token can no longer write the routing table.
+    const epoch = (await table.load())!.epoch;
+    await expect(
+      table.upsertRoute(
+        { tenant: '*', task: TASK, model: MODEL, versions: [{ version: 1, weight: 100 }] },
+        { who: 'rollout:stale', fence: { leaseKey: keys.leaderLease, token: before.token } },
+      ),
+    ).rejects.toBeInstanceOf(FencedWriteError);
+    expect((await table.load())!.epoch).toBe(epoch);
+    expect(await routeVersions()).toEqual([{ version: GOOD_VERSION, weight: 100 }]);
+  });
+
+  it('reloads the desired versions onto a host that restarted mid-rollout', async () => {
+    const created = await createRollout(coordinatorUrl(), {
+      task: TASK,
+      model: MODEL,
+      toVersion: 2,
+      steps: [
+        { weight: 50, holdSeconds: 600 },
+        { weight: 100, holdSeconds: 1 },
+      ],
+    });
+    await waitForRollout(coordinatorUrl, created.id, (v) => v.state === 'canary', 'canary step 1');
+    const restarted = hosts[1]!;
+    await restarted.stop('SIGKILL');
+    // Back on the same address with what it loads at startup: every version its config lists.
+    hosts[1] = await startHost(repo, grpcPorts[1]!);
+    const desired = ['UNAVAILABLE/unloaded', 'READY', 'UNAVAILABLE/unloaded', 'READY'];
+    await pollUntil(
+      async () => {
+        const index = await repositoryIndex(hosts[1]!);
+        const states = [1, 2, 3, 4].map((v) => stateOf(index, v));
+        return states.join() === desired.join() ? states : undefined;
+      },
+      { timeoutMs: 60_000, what: 'the restarted host to serve versions 2 and 4 only' },
+    );
+    const leader = coordinators.get('coord-b')!;
+    const reconciled = leader.logs.filter(
+      (l) => l.includes('"event":"reconcile"') && l.includes(`127.0.0.1:${grpcPorts[1]}`),
+    );
+    expect(reconciled.length).toBeGreaterThan(0);
+
+    expect(
+      (await call(coordinatorUrl(), 'POST', `/v1/rollouts/${created.id}/promote`, { key: ADMIN }))
+        .status,
+    ).toBe(202);
+    const done = await waitForRollout(
+      coordinatorUrl,
+      created.id,
+      (v) => v.state === 'completed',
+      'completed',
+    );
+    expect(done.timeline.find((e) => e.to === 'promoted')?.reason).toBe('promoted by operator');
+    for (const host of hosts) {
+      const index = await repositoryIndex(host);
+      expect([stateOf(index, 2), stateOf(index, GOOD_VERSION)]).toEqual([
+        'READY',
+        'UNAVAILABLE/unloaded',
+      ]);
+    }
+    expect((await getRollout(coordinatorUrl(), created.id)).weights).toEqual([
+      { version: 2, weight: 100 },
+    ]);
+  });
+});

@@ -268,6 +268,8 @@ describe('rollout coordinator, end to end', () => {
       task: TASK,
       model: MODEL,
       toVersion: GOOD_VERSION,
+      // Routers mirror half the requests to version 4 first and report label agreement.
+      shadow: { sampleRate: 0.5, holdSeconds: 2, minAgreement: 0 },
       steps: [
         { weight: 20, holdSeconds: 1 },
         { weight: 50, holdSeconds: 8 },
@@ -305,6 +307,7 @@ describe('rollout coordinator, end to end', () => {
     expect(transitions(done)).toEqual([
       'loading',
       'waiting_for_window',
+      'shadow',
       'canary:1',
       'canary:2',
       'canary:3',
@@ -313,6 +316,13 @@ describe('rollout coordinator, end to end', () => {
       'draining',
       'completed',
     ]);
+    const verdict = done.timeline.find((e) => e.from === 'shadow')!;
+    expect(verdict.reason).toMatch(/^shadow agreement [\d.]+ over \d+ mirrored items ≥ 0;/);
+    const measured = verdict.metrics as Record<string, number>;
+    expect(measured.compared).toBeGreaterThan(0);
+    expect(measured.agreed).toBeLessThanOrEqual(measured.compared);
+    expect(measured.agreement).toBeCloseTo(measured.agreed / measured.compared, 3);
+    expect((await table.load())!.routes.find((r) => r.task === TASK)?.shadow).toBeUndefined();
     expect(await routeVersions()).toEqual([{ version: GOOD_VERSION, weight: 100 }]);
     expect(failures(answers)).toEqual([]);
     expect(undeclared(answers)).toEqual([]);

@@ -193,12 +193,19 @@ export class RouterModule implements OnApplicationShutdown {
         },
         {
           provide: PredictService,
-          inject: [AdmissionService, RouteSelector, KServeBackends, RouterMetrics],
+          inject: [
+            AdmissionService,
+            RouteSelector,
+            KServeBackends,
+            RouterMetrics,
+            TrafficSignalRecorder,
+          ],
           useFactory: (
             a: AdmissionService,
             s: RouteSelector,
             b: KServeBackends,
             m: RouterMetrics,
+            recorder: TrafficSignalRecorder,
           ) =>
             new PredictService(
               a,
@@ -206,7 +213,7 @@ export class RouterModule implements OnApplicationShutdown {
               b,
               new ResponseCacheRegistry(DEFAULT_CACHE_ENTRIES),
               m,
-              new ShadowMirror(b, m),
+              new ShadowMirror(b, m, undefined, recorder),
               (v) => batchBound(config, v.maxLength),
             ),
         },

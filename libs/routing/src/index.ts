@@ -95,6 +95,7 @@ export type {
 } from './router-heartbeat.types';
 export {
   TrafficSignalRecorder,
+  type ShadowSample,
   type TrafficSample,
   type TrafficSignalRecorderOptions,
 } from './traffic-signal.recorder';
@@ -102,6 +103,8 @@ export {
   VERSION_ERROR_CODES,
   isVersionError,
   versionErrors,
+  type ShadowAgreement,
+  type ShadowAgreementSource,
   type TrafficSignalQuery,
   type TrafficSignalSource,
   type VersionSignals,

@@ -1,10 +1,13 @@
 /**
  * Redis layout of the traffic signals: one hash per time bucket,
  * `<prefix>:{signals}:<bucket start ms>`, fields `<task>\t<model>\t<version>\t<metric>` with
- * metric `r` (requests), `e:<code>` (errors by class) or `l:<i>` (latency bucket i). The
+ * metric `r` (requests), `e:<code>` (errors by class), `l:<i>` (latency bucket i), or for a
+ * shadow version `sc` / `sa` (mirrored items compared with the primary / agreeing). The
  * `{signals}` hash tag keeps a window's buckets in one Cluster slot (one pipeline).
  */
 export const SIGNAL_FIELD_SEPARATOR = '\t';
+export const SHADOW_COMPARED = 'sc';
+export const SHADOW_AGREED = 'sa';
 
 export function signalBucketKey(prefix: string, bucketStartMs: number): string {
   return `${prefix}:{signals}:${bucketStartMs}`;

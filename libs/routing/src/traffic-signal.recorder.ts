@@ -1,6 +1,11 @@
 import type { Redis } from 'ioredis';
 import { latencyBucket } from './latency-histogram';
-import { signalBucketKey, signalField } from './traffic-signal.keys';
+import {
+  SHADOW_AGREED,
+  SHADOW_COMPARED,
+  signalBucketKey,
+  signalField,
+} from './traffic-signal.keys';
 
 export interface TrafficSignalRecorderOptions {
   /** `REDIS_KEY_PREFIX`. */
@@ -24,6 +29,16 @@ export interface TrafficSample {
   /** `ok` or the error code. */
   outcome: string;
   latencyMs: number;
+}
+
+/** Shadow copies of one request compared with the primary's answers (classification only). */
+export interface ShadowSample {
+  task: string;
+  model: string;
+  /** The shadow version. */
+  version: number;
+  compared: number;
+  agreed: number;
 }
 
 /**
@@ -52,18 +67,20 @@ export class TrafficSignalRecorder {
   }
 
   record(s: TrafficSample): void {
-    const start = Math.floor(this.now() / this.bucketMs) * this.bucketMs;
-    let bucket = this.pending.get(start);
-    if (!bucket) {
-      bucket = new Map();
-      this.pending.set(start, bucket);
-    }
+    const bucket = this.bucketAt(this.now());
     add(bucket, signalField(s.task, s.model, s.version, 'r'));
     if (s.outcome === 'ok') {
       add(bucket, signalField(s.task, s.model, s.version, `l:${latencyBucket(s.latencyMs)}`));
     } else {
       add(bucket, signalField(s.task, s.model, s.version, `e:${s.outcome}`));
     }
+  }
+
+  recordShadow(s: ShadowSample): void {
+    if (s.compared <= 0) return;
+    const bucket = this.bucketAt(this.now());
+    add(bucket, signalField(s.task, s.model, s.version, SHADOW_COMPARED), s.compared);
+    add(bucket, signalField(s.task, s.model, s.version, SHADOW_AGREED), s.agreed);
   }
 
   start(): void {
@@ -92,6 +109,16 @@ export class TrafficSignalRecorder {
     await this.flushing;
   }
 
+  private bucketAt(now: number): Map<string, number> {
+    const start = Math.floor(now / this.bucketMs) * this.bucketMs;
+    let bucket = this.pending.get(start);
+    if (!bucket) {
+      bucket = new Map();
+      this.pending.set(start, bucket);
+    }
+    return bucket;
+  }
+
   private async write(batch: Map<number, Map<string, number>>): Promise<void> {
     const tx = this.redis.multi();
     for (const [start, fields] of batch) {
@@ -105,6 +132,6 @@ export class TrafficSignalRecorder {
   }
 }
 
-function add(bucket: Map<string, number>, field: string): void {
-  bucket.set(field, (bucket.get(field) ?? 0) + 1);
+function add(bucket: Map<string, number>, field: string, n = 1): void {
+  bucket.set(field, (bucket.get(field) ?? 0) + n);
 }

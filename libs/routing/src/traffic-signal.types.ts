@@ -26,6 +26,21 @@ export interface TrafficSignalQuery {
   toMs: number;
 }
 
+/** Shadow copies of one version compared with the primary's answers, across every router. */
+export interface ShadowAgreement {
+  /** Mirrored items whose label was compared with the primary's. */
+  compared: number;
+  /** Of those, items whose shadow label equalled the primary's. */
+  agreed: number;
+  /** agreed / compared; null without comparisons. */
+  agreement: number | null;
+}
+
+/** Where a rollout's shadow phase reads the measured agreement (`version` is the shadow). */
+export interface ShadowAgreementSource {
+  readShadow(q: TrafficSignalQuery): Promise<ShadowAgreement>;
+}
+
 /** Where rollout gates, the low-load detector and dashboards read per-version traffic. */
 export interface TrafficSignalSource {
   read(q: TrafficSignalQuery): Promise<VersionSignals>;

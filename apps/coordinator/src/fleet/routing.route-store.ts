@@ -1,7 +1,9 @@
 import {
   FencedWriteError,
   type Fence,
+  type Route,
   type RoutingTableRepository,
+  type ShadowConfig,
   type VersionWeight,
 } from '@mesh/routing';
 import type { RouteSnapshot, RouteStore } from '../rollout/rollout.ports';
@@ -23,21 +25,42 @@ export class RoutingRouteStore implements RouteStore {
     return ((await this.table.load())?.routes ?? []).filter((r) => r.model === model);
   }
 
-  async setVersions(
+  setVersions(
     tenant: string,
     task: string,
     versions: VersionWeight[],
     options: { expectedEpoch: number; who: string },
+  ): Promise<number> {
+    return this.edit(tenant, task, options, (route) => ({ ...route, versions }));
+  }
+
+  setShadow(
+    tenant: string,
+    task: string,
+    shadow: ShadowConfig | undefined,
+    options: { expectedEpoch: number; who: string },
+  ): Promise<number> {
+    return this.edit(tenant, task, options, ({ shadow: _old, ...route }) =>
+      shadow ? { ...route, shadow } : route,
+    );
+  }
+
+  private async edit(
+    tenant: string,
+    task: string,
+    options: { expectedEpoch: number; who: string },
+    change: (route: Route) => Route,
   ): Promise<number> {
     const snapshot = await this.get(tenant, task);
     if (!snapshot) throw new Error(`route (${tenant}, ${task}) no longer exists`);
     // Only a leader writes; without a lease there is no token, and no write.
     const fence = this.fence();
     if (!fence) throw new FencedWriteError(0);
-    const result = await this.table.upsertRoute(
-      { ...snapshot.route, versions },
-      { who: options.who, expectedEpoch: options.expectedEpoch, fence },
-    );
+    const result = await this.table.upsertRoute(change(snapshot.route), {
+      who: options.who,
+      expectedEpoch: options.expectedEpoch,
+      fence,
+    });
     return result.epoch;
   }
 }

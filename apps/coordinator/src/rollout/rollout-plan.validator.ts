@@ -16,12 +16,6 @@ export class RolloutPlanValidator {
 
   async validate(plan: RolloutPlan) {
     const issues: RolloutIssue[] = [];
-    if (plan.shadow) {
-      issues.push({
-        path: 'shadow',
-        message: 'shadow comparison is not supported yet; remove it (steps and gates still apply)',
-      });
-    }
     for (const message of await this.catalog.problems(plan.model, plan.toVersion)) {
       issues.push({ path: message.startsWith('model ') ? 'model' : 'toVersion', message });
     }
@@ -38,6 +32,12 @@ export class RolloutPlanValidator {
       issues.push({
         path: 'model',
         message: `route (${plan.tenant}, ${plan.task}) serves model '${route.model}', not '${plan.model}'`,
+      });
+    }
+    if (plan.shadow && route.shadow && route.shadow.version !== plan.toVersion) {
+      issues.push({
+        path: 'shadow',
+        message: `route (${plan.tenant}, ${plan.task}) already mirrors to version ${route.shadow.version}; remove that shadow first`,
       });
     }
     const others = route.versions.filter((v) => v.version !== plan.toVersion && v.weight > 0);

@@ -403,6 +403,87 @@ describe('RolloutMachine', () => {
     expect(r.timeline.at(-1)?.reason).toMatch(/not ready in time \(host-a:8001: not loaded/);
   });
 
+  describe('shadow phase', () => {
+    const shadow = { sampleRate: 0.1, holdSeconds: 300, minAgreement: 0.9 };
+
+    it('mirrors for the hold, then moves on to step 1 when the agreement is high enough', async () => {
+      const { clock, mesh, machine, record } = setup({ shadow });
+      mesh.signals.set(1, baseline);
+      mesh.signals.set(2, healthy);
+      let r = await runUntil(machine, mesh, clock, record, (x) => x.state === 'shadow');
+      // Mirrors 10 %, and no traffic is on version 2 yet.
+      expect(mesh.routes[0]?.shadow).toEqual({ version: 2, percent: 10 });
+      expect(mesh.weightsOf('*', 'question-type')).toEqual([{ version: 1, weight: 100 }]);
+      mesh.agreement = { compared: 180, agreed: 171, agreement: 0.95 };
+      // runUntil already moved the clock 5 s past the shadow's start.
+      clock.advance(290);
+      r = await machine.advance(r);
+      expect(r.state).toBe('shadow'); // the hold is not over; agreement alone does not decide
+      clock.advance(5);
+      r = await machine.advance(r);
+      expect([r.state, r.step]).toEqual(['canary', 1]);
+      const entry = r.timeline.at(-1);
+      expect(entry?.reason).toBe(
+        'shadow agreement 0.95 over 180 mirrored items ≥ 0.9; step 1: 10% on version 2',
+      );
+      expect(entry?.metrics).toMatchObject({
+        compared: 180,
+        agreed: 171,
+        agreement: 0.95,
+        minAgreement: 0.9,
+        sampleRate: 0.1,
+      });
+      expect(mesh.routes[0]?.shadow).toBeUndefined();
+      // The agreement was read for the shadow version over the whole shadow phase.
+      const shadowAt = Date.parse(r.timeline.find((t) => t.to === 'shadow')?.at ?? '');
+      expect(mesh.queries.at(-1)).toMatchObject({ version: 2, fromMs: shadowAt });
+      r = await runUntil(machine, mesh, clock, r, (x) => x.state === 'completed');
+      expect(states(r).slice(0, 4)).toEqual(['loading', 'waiting_for_window', 'shadow', 'canary']);
+    });
+
+    it('rolls back below minAgreement, with the numbers, and takes the shadow off the route', async () => {
+      const { clock, mesh, machine, record } = setup({ shadow });
+      mesh.agreement = { compared: 200, agreed: 120, agreement: 0.6 };
+      const r = await runUntil(machine, mesh, clock, record, (x) => x.state === 'rolled_back', 60);
+      expect(states(r)).toEqual([
+        'loading',
+        'waiting_for_window',
+        'shadow',
+        'rolling_back',
+        'rolled_back',
+      ]);
+      const verdict = r.timeline.find((t) => t.to === 'rolling_back');
+      expect(verdict?.reason).toBe('shadow agreement 0.6 over 200 mirrored items < 0.9');
+      expect(verdict?.metrics).toMatchObject({ compared: 200, agreed: 120, agreement: 0.6 });
+      expect(mesh.routes[0]?.shadow).toBeUndefined();
+      expect(mesh.weightsOf('*', 'question-type')).toEqual([{ version: 1, weight: 100 }]);
+    });
+
+    it('pauses instead when the plan says so; a resume mirrors again for a fresh hold', async () => {
+      const { clock, mesh, machine, record } = setup({ shadow, onFailure: 'pause' });
+      mesh.agreement = { compared: 200, agreed: 100, agreement: 0.5 };
+      let r = await runUntil(machine, mesh, clock, record, (x) => x.state === 'paused', 60);
+      expect(r.pausedFrom).toEqual({ state: 'shadow', step: 0 });
+      expect(mesh.routes[0]?.shadow).toBeUndefined();
+      r = await machine.advance({ ...r, command: { kind: 'resume', at: clock.now() } });
+      r = await machine.advance(r);
+      expect(r.state).toBe('shadow');
+      expect(mesh.routes[0]?.shadow).toEqual({ version: 2, percent: 10 });
+    });
+
+    it('waits past the hold until minRequests items were compared', async () => {
+      const { clock, mesh, machine, record } = setup({ shadow });
+      let r = await runUntil(machine, mesh, clock, record, (x) => x.state === 'shadow');
+      mesh.agreement = { compared: 4, agreed: 4, agreement: 1 };
+      clock.advance(3600);
+      r = await machine.advance(r);
+      expect(r.state).toBe('shadow');
+      mesh.agreement = { compared: 10, agreed: 10, agreement: 1 };
+      r = await machine.advance(r);
+      expect(r.state).toBe('canary');
+    });
+  });
+
   it('a terminal record is returned unchanged', async () => {
     const { machine, record } = setup();
     const done = { ...record, state: 'completed' as const };

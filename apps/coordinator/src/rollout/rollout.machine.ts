@@ -56,8 +56,7 @@ export class RolloutMachine {
       case 'warming':
         return this.warm(r, now);
       case 'shadow':
-        // Plans with shadow are refused up front; a record can only get here from a newer build.
-        return this.move(r, 'failed', now, 'shadow comparison is not supported');
+        return this.shadow(r, now);
       case 'canary':
         return this.canary(r, now);
       case 'baking':
@@ -67,6 +66,7 @@ export class RolloutMachine {
       case 'draining':
         return this.drain(r, now);
       case 'rolling_back':
+        await this.clearShadow(r);
         await this.apply(r, r.fromVersions);
         return this.move(r, 'rolled_back', now, 'previous weights restored', {
           epoch: r.appliedEpoch,
@@ -133,7 +133,99 @@ export class RolloutMachine {
     if (r.plan.warmup && r.plan.warmup.requests > 0) {
       return this.move(r, 'warming', now, gate.reason, gate.metrics);
     }
-    return this.startStep(r, 1, now, gate.reason, gate.metrics);
+    return this.afterWarmup(r, now, gate.reason, gate.metrics);
+  }
+
+  /** Shadow phase if the plan has one, else the first step. */
+  private afterWarmup(r: RolloutRecord, now: number, reason: string, metrics: TransitionMetrics) {
+    if (r.plan.shadow) return this.startShadow(r, now, reason, metrics);
+    return this.startStep(r, 1, now, reason, metrics);
+  }
+
+  private async startShadow(
+    r: RolloutRecord,
+    now: number,
+    reason: string,
+    metrics: TransitionMetrics,
+  ): Promise<boolean> {
+    const percent = await this.ensureShadow(r);
+    return this.move(
+      r,
+      'shadow',
+      now,
+      `${reason}; mirroring ${percent}% of requests to version ${r.plan.toVersion}`,
+      { ...metrics, epoch: r.appliedEpoch },
+    );
+  }
+
+  /**
+   * Mirrored traffic for the plan's hold, then a verdict on the label agreement measured by the
+   * routers: at least `minAgreement` moves on to step 1, less fails the rollout (onFailure).
+   * Agreement is noisy while few items are compared, so only the full hold decides.
+   */
+  private async shadow(r: RolloutRecord, now: number): Promise<boolean> {
+    const spec = r.plan.shadow;
+    if (!spec) return this.startStep(r, 1, now, 'no shadow in the plan');
+    await this.ensureShadow(r); // e.g. resumed after a pause, or a crash before the save
+    if (now - r.enteredAt < spec.holdSeconds * 1000) return false;
+    const { task, model, toVersion } = r.plan;
+    const measured = await this.ports.signals.readShadow({
+      task,
+      model,
+      version: toVersion,
+      fromMs: r.enteredAt,
+      toMs: now,
+    });
+    const minCompared = Math.max(1, r.plan.gates?.minRequests ?? 1);
+    if (measured.compared < minCompared) return false;
+    const agreement = round(measured.agreement ?? 0);
+    const metrics: TransitionMetrics = {
+      compared: measured.compared,
+      agreed: measured.agreed,
+      agreement,
+      minAgreement: spec.minAgreement,
+      sampleRate: spec.sampleRate,
+    };
+    await this.clearShadow(r);
+    const numbers = `${agreement} over ${measured.compared} mirrored items`;
+    if (agreement >= spec.minAgreement) {
+      return this.startStep(
+        r,
+        1,
+        now,
+        `shadow agreement ${numbers} ≥ ${spec.minAgreement}`,
+        metrics,
+      );
+    }
+    return this.fail(r, now, `shadow agreement ${numbers} < ${spec.minAgreement}`, metrics);
+  }
+
+  /** Puts the shadow on the route unless it is there already; returns the percent mirrored. */
+  private async ensureShadow(r: RolloutRecord): Promise<number> {
+    const { tenant, task, toVersion, shadow } = r.plan;
+    const percent = Math.round((shadow?.sampleRate ?? 0) * 10_000) / 100;
+    const snapshot = await this.ports.routes.get(tenant, task);
+    if (!snapshot) throw new Error(`route (${tenant}, ${task}) no longer exists`);
+    const current = snapshot.route.shadow;
+    if (current?.version === toVersion && (current.percent ?? 100) === percent) return percent;
+    r.appliedEpoch = await this.ports.routes.setShadow(
+      tenant,
+      task,
+      { version: toVersion, percent },
+      { expectedEpoch: snapshot.epoch, who: `rollout:${r.id}` },
+    );
+    return percent;
+  }
+
+  /** Takes this rollout's shadow off the route (no write when it is not there). */
+  private async clearShadow(r: RolloutRecord): Promise<void> {
+    const { tenant, task, toVersion } = r.plan;
+    const snapshot = await this.ports.routes.get(tenant, task);
+    if (snapshot?.route.shadow?.version !== toVersion) return;
+    r.appliedEpoch = await this.ports.routes.setShadow(tenant, task, undefined, {
+      expectedEpoch: snapshot.epoch,
+      who: `rollout:${r.id}`,
+    });
   }
 
   private async warm(r: RolloutRecord, now: number): Promise<boolean> {
@@ -147,7 +239,7 @@ export class RolloutMachine {
         { ...result },
       );
     }
-    return this.startStep(r, 1, now, `warm-up done (${result.ok} requests)`, { ...result });
+    return this.afterWarmup(r, now, `warm-up done (${result.ok} requests)`, { ...result });
   }
 
   private async canary(r: RolloutRecord, now: number): Promise<boolean> {
@@ -234,11 +326,13 @@ export class RolloutMachine {
       r.step = from.step;
       this.move(r, from.state, now, 'resumed by operator');
     } else if (kind === 'abort') {
+      await this.clearShadow(r);
       if (!sameWeights(r.weights, r.fromVersions)) await this.apply(r, r.fromVersions);
       this.move(r, 'aborted', now, 'aborted by operator; previous weights in place', {
         epoch: r.appliedEpoch,
       });
     } else if (kind === 'promote' && !['pending', 'loading', 'rolling_back'].includes(r.state)) {
+      await this.clearShadow(r);
       await this.apply(r, weightsAt(r.fromVersions, r.plan.toVersion, 100));
       r.step = r.plan.steps.length;
       delete r.pausedFrom;

@@ -1,5 +1,7 @@
 import type {
   Route,
+  ShadowAgreementSource,
+  ShadowConfig,
   TrafficSignalQuery,
   TrafficSignalSource,
   VersionSignals as RoutingVersionSignals,
@@ -34,6 +36,13 @@ export interface RouteStore {
     tenant: string,
     task: string,
     versions: VersionWeight[],
+    options: { expectedEpoch: number; who: string },
+  ): Promise<number>;
+  /** Sets (or, with undefined, removes) the route's shadow version; resolves to the new epoch. */
+  setShadow(
+    tenant: string,
+    task: string,
+    shadow: ShadowConfig | undefined,
     options: { expectedEpoch: number; who: string },
   ): Promise<number>;
 }
@@ -81,7 +90,7 @@ export interface RouterFleet {
 /** Per-version traffic signals over a time range, aggregated across routers (routing lib). */
 export type VersionSignals = RoutingVersionSignals;
 export type SignalQuery = TrafficSignalQuery;
-export type TrafficSignals = TrafficSignalSource;
+export type TrafficSignals = TrafficSignalSource & ShadowAgreementSource;
 
 /** Sends warm-up inferences straight to every backend. */
 export interface Warmer {

@@ -72,6 +72,7 @@ async function service() {
           task: 'intent',
           model: 'intent-zh',
           versions: [{ version: 2, weight: 100 }],
+          shadow: { version: 3, percent: 5 },
         },
       ],
     },
@@ -138,8 +139,14 @@ describe('RolloutService (real Redis, real model repository)', () => {
       'toVersion: route (*, question-type) already sends all traffic to version 1',
     ],
     [
-      { ...plan, shadow: { sampleRate: 0.1, holdSeconds: 5, minAgreement: 0.9 } },
-      'shadow: shadow comparison is not supported yet',
+      {
+        ...plan,
+        task: 'intent',
+        model: 'intent-zh',
+        toVersion: 1,
+        shadow: { sampleRate: 0.1, holdSeconds: 5, minAgreement: 0.9 },
+      },
+      'shadow: route (*, intent) already mirrors to version 3; remove that shadow first',
     ],
   ])('refuses %j with 422 naming the problem', async (input, expected) => {
     const { svc } = await service();

@@ -1,4 +1,4 @@
-import type { Route, VersionWeight } from '@mesh/routing';
+import type { Route, ShadowAgreement, ShadowConfig, VersionWeight } from '@mesh/routing';
 import type {
   BackendFleet,
   BackendReadiness,
@@ -64,6 +64,8 @@ export class FakeMesh
   /** Signals by version (undefined key = task-wide). */
   signals = new Map<number | 'task', VersionSignals>();
   queries: SignalQuery[] = [];
+  /** What the shadow comparisons measured (any window). */
+  agreement: ShadowAgreement = { compared: 0, agreed: 0, agreement: null };
   desiredMap = new Map<string, number[]>();
   catalogProblems: string[] = [];
   warmFailures = 0;
@@ -97,6 +99,22 @@ export class FakeMesh
     const route = this.routes.find((r) => r.tenant === tenant && r.task === task);
     if (!route) throw new Error('no route');
     route.versions = versions.map((v) => ({ ...v }));
+    this.epoch += 1;
+    this.audit.push({ epoch: this.epoch, who: options.who, versions: route.versions });
+    return this.epoch;
+  }
+
+  async setShadow(
+    tenant: string,
+    task: string,
+    shadow: ShadowConfig | undefined,
+    options: { expectedEpoch: number; who: string },
+  ): Promise<number> {
+    if (options.expectedEpoch !== this.epoch) throw new Error('epoch conflict');
+    const route = this.routes.find((r) => r.tenant === tenant && r.task === task);
+    if (!route) throw new Error('no route');
+    if (shadow) route.shadow = { ...shadow };
+    else delete route.shadow;
     this.epoch += 1;
     this.audit.push({ epoch: this.epoch, who: options.who, versions: route.versions });
     return this.epoch;
@@ -136,6 +154,11 @@ export class FakeMesh
     this.queries.push(query);
     const key = query.version ?? 'task';
     return this.signals.get(key) ?? EMPTY_SIGNALS;
+  }
+
+  async readShadow(query: SignalQuery): Promise<ShadowAgreement> {
+    this.queries.push(query);
+    return this.agreement;
   }
 
   // ModelCatalog

@@ -1,12 +1,14 @@
 import { inputCapabilityError, type Prediction, type TextInput } from '@mesh/preprocessing';
 import type { InferenceGateway, ServableVersion } from '@mesh/inference';
+import type { ShadowSample } from '@mesh/routing';
 import type { CallContext } from './predict.commands';
 import type { RouterMetrics } from './router.metrics';
 
 /**
  * Mirrors sampled requests to a route's shadow version after the caller has its answer:
  * never on the caller's latency, at Triton priority 2 so online traffic always goes first,
- * and only ever observed through metrics (outcome and label agreement with the primary).
+ * and only ever observed through metrics (outcome and label agreement with the primary) and,
+ * with a signal sink, the shared traffic signals a rollout's shadow phase gates on.
  */
 export class ShadowMirror {
   private inFlight = 0;
@@ -16,6 +18,8 @@ export class ShadowMirror {
     private readonly metrics: RouterMetrics,
     /** Shadow copies allowed at once; beyond it they are dropped (counted), never queued. */
     private readonly maxInFlight = 64,
+    /** Where agreement counts go for the coordinator (the router's signal recorder). */
+    private readonly signals?: { recordShadow(s: ShadowSample): void },
   ) {}
 
   mirror(
@@ -61,12 +65,21 @@ export class ShadowMirror {
         answers.push(...shadow.postprocess(out, batch));
       }
       this.metrics.shadow(shadow.model, shadow.version, 'ok');
+      let compared = 0;
+      let agreed = 0;
       answers.forEach((a, i) => {
         const p = primary[i];
         if (a.kind === 'classification' && p?.kind === 'classification') {
           this.metrics.shadowAgreement(shadow.model, shadow.version, a.label === p.label);
+          compared += 1;
+          if (a.label === p.label) agreed += 1;
         }
       });
+      const task = ctx.served?.task;
+      if (task) {
+        const { model, version } = shadow;
+        this.signals?.recordShadow({ task, model, version, compared, agreed });
+      }
     } catch (err: unknown) {
       const code = (err as { code?: unknown } | null)?.code;
       this.metrics.shadow(shadow.model, shadow.version, typeof code === 'string' ? code : 'ERROR');

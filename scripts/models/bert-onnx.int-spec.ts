@@ -169,3 +169,17 @@ describe('generated small (MiniLM-sized) classifier', () => {
     }
   });
 });
+
+describe("a generated version with fault 'run' in onnxruntime-node", () => {
+  it('loads with the pinned inputs and outputs, and fails every inference', async () => {
+    const faulty = await OrtWorkerClient.load(buildBertOnnx({ ...base, fault: 'run' }));
+    try {
+      expect(faulty.outputNames).toEqual(['logits']);
+      for (const batch of [[SENTENCES[0]!], SENTENCES]) {
+        await expect(faulty.run(feeds(batch))).rejects.toThrow(/indices|out of (data )?bounds/i);
+      }
+    } finally {
+      await faulty.close();
+    }
+  });
+});

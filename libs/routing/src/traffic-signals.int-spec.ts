@@ -41,6 +41,42 @@ afterAll(async () => {
 });
 
 describe('TrafficSignalRecorder + RedisTrafficSignalSource (real Redis)', () => {
+  it('adds two routers’ shadow comparisons per version; requests are not counted twice', async () => {
+    const { clock, recorder, source } = setup();
+    const a = recorder();
+    const b = recorder();
+    const shadow = { task: 'question-type', model: 'question-type-zh', version: 2 };
+    a.record(sample(1));
+    a.recordShadow({ ...shadow, compared: 4, agreed: 3 });
+    b.recordShadow({ ...shadow, compared: 6, agreed: 6 });
+    b.recordShadow({ ...shadow, compared: 0, agreed: 0 }); // nothing comparable (embeddings)
+    clock.set(T0 + BUCKET);
+    a.recordShadow({ ...shadow, compared: 10, agreed: 5 });
+    await Promise.all([a.close(), b.close()]);
+
+    const q = { task: 'question-type', model: 'question-type-zh', version: 2 };
+    expect(await source.readShadow({ ...q, fromMs: T0, toMs: T0 + 1 })).toEqual({
+      compared: 10,
+      agreed: 9,
+      agreement: 0.9,
+    });
+    expect(await source.readShadow({ ...q, fromMs: T0, toMs: T0 + 2 * BUCKET })).toEqual({
+      compared: 20,
+      agreed: 14,
+      agreement: 0.7,
+    });
+    expect(await source.readShadow({ ...q, version: 1, fromMs: T0, toMs: T0 + 1 })).toEqual({
+      compared: 0,
+      agreed: 0,
+      agreement: null,
+    });
+    // Shadow counts are not requests of the shadow version.
+    const v2 = await source.read({ ...q, fromMs: T0, toMs: T0 + 2 * BUCKET });
+    expect([v2.requests, v2.errors]).toEqual([0, 0]);
+    const task = await source.read({ task: 'question-type', fromMs: T0, toMs: T0 + 2 * BUCKET });
+    expect(task.requests).toBe(1);
+  });
+
   it('adds two routers’ counts per version, with errors by class', async () => {
     const { recorder, source } = setup();
     const a = recorder();

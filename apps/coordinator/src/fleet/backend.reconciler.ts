@@ -8,7 +8,7 @@ import type { KServeBackendFleet } from './kserve-backend.fleet';
  */
 export class BackendReconciler {
   constructor(
-    private readonly fleet: KServeBackendFleet,
+    private readonly fleet: Pick<KServeBackendFleet, 'readyVersions' | 'serve'>,
     private readonly desired: DesiredVersions,
     private readonly logger: Logger,
   ) {}

@@ -1,4 +1,3 @@
-/* eslint-disable @typescript-eslint/no-explicit-any -- wire JSON bodies are untyped */
 import { createHash } from 'node:crypto';
 import { cpSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
@@ -87,8 +86,15 @@ export function freePort(): Promise<number> {
   });
 }
 
-/** A model host in explicit mode loading the model at startup (as Triton runs in production). */
-export function startHost(repo: string, grpcPort: number): Promise<StartedApp> {
+/**
+ * A model host in explicit mode (as Triton runs in production), loading the model at startup
+ * unless `loadAtStartup` is false (then it serves nothing until someone loads it).
+ */
+export function startHost(
+  repo: string,
+  grpcPort: number,
+  loadAtStartup = true,
+): Promise<StartedApp> {
   return startApp(
     'model-host',
     {
@@ -99,7 +105,7 @@ export function startHost(repo: string, grpcPort: number): Promise<StartedApp> {
     },
     {
       listeners: ['http', 'grpc', 'metrics'],
-      args: ['--model-control-mode=explicit', `--load-model=${MODEL}`],
+      args: ['--model-control-mode=explicit', ...(loadAtStartup ? [`--load-model=${MODEL}`] : [])],
       timeoutMs: 90_000,
     },
   );
@@ -255,17 +261,21 @@ export function startLoad(routers: () => string[], clients = 4) {
 }
 
 /** The host's repository index entries of the model (HTTP, as an operator would ask). */
-export async function repositoryIndex(
-  host: StartedApp,
-): Promise<{ name: string; version: string; state: string; reason: string }[]> {
-  const r = await call(host.urls.http!, 'POST', '/v2/repository/index', { body: {} });
-  return (r.body as any[]).filter((m) => m.name === MODEL);
+export interface IndexEntry {
+  name: string;
+  version: string;
+  state: string;
+  reason: string;
 }
 
-export function stateOf(
-  index: { version: string; state: string; reason: string }[],
-  version: number,
-): string {
+export async function repositoryIndex(host: StartedApp): Promise<IndexEntry[]> {
+  const r = await call<IndexEntry[]>(host.urls.http!, 'POST', '/v2/repository/index', {
+    body: {},
+  });
+  return r.body.filter((m) => m.name === MODEL);
+}
+
+export function stateOf(index: IndexEntry[], version: number): string {
   const entry = index.find((m) => m.version === String(version));
   return entry ? `${entry.state}${entry.reason ? `/${entry.reason}` : ''}` : 'absent';
 }

@@ -22,6 +22,10 @@ export const BAD_VERSION = 3;
 export const GOOD_VERSION = 4;
 export const TENANT_KEY = 'rollout-e2e-tenant-key';
 export const ADMIN = 'rollout-e2e-admin-key';
+const DEMO = DEMO_MODELS.find((m) => m.name === MODEL)!;
+/** The model's declared labels (every version shares them). */
+export const LABELS: readonly string[] =
+  DEMO.output.kind === 'classification' ? DEMO.output.labels : [];
 
 /**
  * Writes `question-type-zh` with versions 1–4 into `dir` (1 and 2 copied from the demo
@@ -29,8 +33,7 @@ export const ADMIN = 'rollout-e2e-admin-key';
  * version 1. Returns the seed's path.
  */
 export async function writeRolloutRepository(dir: string): Promise<string> {
-  const demo = DEMO_MODELS.find((m) => m.name === MODEL)!;
-  for (const v of demo.versions) {
+  for (const v of DEMO.versions) {
     cpSync(
       join(ROOT, 'model_repository', MODEL, String(v.version)),
       join(dir, MODEL, String(v.version)),
@@ -39,11 +42,11 @@ export async function writeRolloutRepository(dir: string): Promise<string> {
       },
     );
   }
-  const v2 = demo.versions.find((v) => v.version === 2)!;
+  const v2 = DEMO.versions.find((v) => v.version === 2)!;
   const model = {
-    ...demo,
+    ...DEMO,
     versions: [
-      ...demo.versions,
+      ...DEMO.versions,
       { ...v2, version: BAD_VERSION, fault: 'run' as const },
       { ...v2, version: GOOD_VERSION },
     ],
@@ -213,16 +216,20 @@ export function waitForRollout(
 }
 
 export interface Answer {
+  /** predict answers carry the label; tokenize answers name the pipeline that encoded. */
+  path: '/v1/predict' | '/v1/tokenize';
   status: number;
   model?: string;
   version?: number;
   pipeline?: string;
+  label?: string;
   code?: string;
 }
 
 /**
  * `clients` concurrent callers, each alternating between the routers, until `stop()`; every
- * answer is kept. A transport error counts as status 0.
+ * answer is kept. Every third call is a tokenize (same route, same version choice), whose
+ * answer names the pipeline. A transport error counts as status 0.
  */
 export function startLoad(routers: () => string[], clients = 4) {
   const answers: Answer[] = [];
@@ -232,20 +239,23 @@ export function startLoad(routers: () => string[], clients = 4) {
     for (let i = 0; running; i++) {
       const urls = routers();
       const base = urls[(w + i) % urls.length]!;
+      const path = i % 3 === 2 ? '/v1/tokenize' : '/v1/predict';
       try {
-        const r = await call(base, 'POST', '/v1/predict', {
+        const r = await call(base, 'POST', path, {
           key: TENANT_KEY,
           body: { task: TASK, text: texts[i % texts.length] },
         });
         answers.push({
+          path,
           status: r.status,
           model: r.body?.model,
           version: r.body?.version,
           pipeline: r.body?.pipeline,
+          label: r.body?.label,
           code: r.body?.error?.code,
         });
       } catch {
-        answers.push({ status: 0 });
+        answers.push({ path, status: 0 });
       }
     }
   };

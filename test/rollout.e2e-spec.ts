@@ -9,6 +9,7 @@ import {
   ADMIN,
   BAD_VERSION,
   GOOD_VERSION,
+  LABELS,
   MODEL,
   TASK,
   createRollout,
@@ -81,11 +82,23 @@ function failures(answers: Answer[]): Answer[] {
   return answers.filter((a) => a.status !== 200);
 }
 
+/**
+ * Successful answers that do not fit what the repository declares: a tokenize answer's
+ * (model, version, pipeline) must be a declared triple, a predict answer's version one the
+ * model has and its label one of the model's labels.
+ */
 function undeclared(answers: Answer[]): string[] {
-  return answers
-    .filter((a) => a.status === 200)
-    .map((a) => `${a.model}@${a.version}:${a.pipeline}`)
-    .filter((pair) => !DECLARED.has(pair));
+  const versions = new Set([...DECLARED].map((d) => d.split(':')[0]));
+  const wrong: string[] = [];
+  for (const a of answers.filter((x) => x.status === 200)) {
+    const version = `${a.model}@${a.version}`;
+    if (a.path === '/v1/tokenize') {
+      if (!DECLARED.has(`${version}:${a.pipeline}`)) wrong.push(`${version}:${a.pipeline}`);
+    } else if (!versions.has(version) || !LABELS.includes(a.label ?? '')) {
+      wrong.push(`${version} label ${a.label}`);
+    }
+  }
+  return wrong;
 }
 
 beforeAll(async () => {
@@ -174,8 +187,13 @@ describe('rollout coordinator, end to end', () => {
 
     expect(failures(answers)).toEqual([]);
     expect(undeclared(answers)).toEqual([]);
-    const versions = new Set(answers.map((a) => a.version));
-    expect([versions.has(1), versions.has(2)]).toEqual([true, true]);
+    // Both versions answered, and the tokenize answers named both pipelines.
+    const seen = new Set(answers.map((a) => `${a.path} ${a.version}`));
+    expect(
+      ['/v1/predict 1', '/v1/predict 2', '/v1/tokenize 1', '/v1/tokenize 2'].every((k) =>
+        seen.has(k),
+      ),
+    ).toBe(true);
     expect(transitions(done)).toEqual([
       'loading',
       'waiting_for_window',
@@ -318,7 +336,7 @@ describe('rollout coordinator, end to end', () => {
     ]);
     const verdict = done.timeline.find((e) => e.from === 'shadow')!;
     expect(verdict.reason).toMatch(/^shadow agreement [\d.]+ over \d+ mirrored items ≥ 0;/);
-    const measured = verdict.metrics as Record<string, number>;
+    const measured = verdict.metrics as { compared: number; agreed: number; agreement: number };
     expect(measured.compared).toBeGreaterThan(0);
     expect(measured.agreed).toBeLessThanOrEqual(measured.compared);
     expect(measured.agreement).toBeCloseTo(measured.agreed / measured.compared, 3);

@@ -80,7 +80,7 @@ export class CoordinatorMetrics {
       labelNames: ['tenant', 'task', 'model', 'result'],
       registers: [registry],
     });
-    const leader = new Gauge({
+    const leader: Gauge = new Gauge({
       name: 'mesh_coordinator_leader',
       help: '1 while this replica holds the leader lease, else 0',
       registers: [registry],

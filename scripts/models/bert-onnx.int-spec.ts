@@ -171,10 +171,12 @@ describe('generated small (MiniLM-sized) classifier', () => {
 });
 
 describe("a generated version with fault 'run' in onnxruntime-node", () => {
-  it('loads with the pinned inputs and outputs, and fails every inference', async () => {
+  it('loads with the pinned inputs and outputs, runs an all-[PAD] warm-up, fails every real inference', async () => {
     const faulty = await OrtWorkerClient.load(buildBertOnnx({ ...base, fault: 'run' }));
     try {
       expect(faulty.outputNames).toEqual(['logits']);
+      const warmup = await run(faulty, feeds([[PAD, PAD, PAD, PAD]]), 'logits');
+      expect(warmup.dims).toEqual([1, NUM_LABELS]);
       for (const batch of [[SENTENCES[0]!], SENTENCES]) {
         await expect(faulty.run(feeds(batch))).rejects.toThrow(/indices|out of (data )?bounds/i);
       }

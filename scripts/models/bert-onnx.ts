@@ -30,9 +30,9 @@ export interface BertModelSpec {
    */
   maskPenalty?: number;
   /**
-   * `run`: a graph that loads (every shape checks out) but fails every inference, because its
-   * output gathers a label index one past the end. Tests use it as a version that errors for
-   * every input, e.g. for gates that must roll a rollout back; the demo models never set it.
+   * `run`: a classifier that loads and passes an all-[PAD] warm-up, but fails every inference
+   * on real tokens (an out-of-range Gather at run time). Tests use it as a version that errors
+   * for every input, e.g. for gates that must roll a rollout back; the demo models never set it.
    */
   fault?: 'run';
 }
@@ -222,14 +222,18 @@ function classifierHead(ctx: Ctx, hidden: string, numLabels: number): string {
 }
 
 /**
- * Gathers labels 1..numLabels of `logits`: the shape stays [batch, numLabels], so the model
- * loads and its config matches, but index numLabels is out of range at run time (ONNX Runtime
- * checks Gather indices when it runs the node, for every input).
+ * Adds zero to the logits, looked up in a one-entry table by every token id: id 0 ([PAD], all
+ * a load-time warm-up sends) is in range, any real token ([CLS] = 2 first of all) is not, and
+ * ONNX Runtime checks Gather indices when it runs the node. The model loads, warms up and
+ * matches its config, then fails every real request.
  */
-function outOfRangeGather(ctx: Ctx, logits: string, numLabels: number): string {
-  const indices = Array.from({ length: numLabels }, (_, i) => i + 1);
-  const index = ctx.g.int64Initializer('fault.label_index', [numLabels], indices);
-  return ctx.g.op('Gather', [logits, index], 'fault/gather', [attr.int('axis', 1)]);
+function failOnRealTokens(ctx: Ctx, logits: string, inputIds: string): string {
+  const { g } = ctx;
+  const table = g.floatInitializer('fault.token_table', [1], new Float32Array([0]));
+  const picked = g.op('Gather', [table, inputIds], 'fault/gather');
+  const axes = g.int64Initializer('fault.sum_axes', [1], [1]);
+  const zero = g.op('ReduceSum', [picked, axes], 'fault/sum');
+  return g.op('Add', [logits, zero], 'fault/add');
 }
 
 function buildGraph(spec: BertModelSpec): OnnxModel['graph'] {
@@ -255,7 +259,7 @@ function buildGraph(spec: BertModelSpec): OnnxModel['graph'] {
     g.exposeAs(hidden, 'last_hidden_state', OnnxDataType.FLOAT, [...dynamic, spec.dims.hidden]);
   } else {
     let logits = classifierHead(ctx, hidden, spec.head.numLabels);
-    if (spec.fault === 'run') logits = outOfRangeGather(ctx, logits, spec.head.numLabels);
+    if (spec.fault === 'run') logits = failOnRealTokens(ctx, logits, inputIds);
     g.exposeAs(logits, 'logits', OnnxDataType.FLOAT, [dynamic[0]!, spec.head.numLabels]);
   }
   return g.build(spec.name);

@@ -2,6 +2,7 @@ import { performance } from 'node:perf_hooks';
 import type { EncodedBatch, TextInput } from '@mesh/preprocessing';
 import type { Tenant } from '@mesh/routing';
 import type { InferenceGateway, ServableVersion } from '@mesh/inference';
+import { describeError } from '../errors/error-view';
 import { BatchTooLargeError } from '../errors/router.errors';
 import { AdmissionService } from './admission.service';
 import type {
@@ -113,7 +114,9 @@ export class PredictService {
         release();
       }
     } catch (err: unknown) {
-      outcome = codeOf(err);
+      // The code the caller sees (a backend's failure is BAD_BACKEND_RESPONSE, not the raw
+      // BACKEND_ERROR), so the traffic signals count it against the version.
+      outcome = describeError(err).code;
       throw err;
     } finally {
       this.metrics.request(
@@ -215,11 +218,6 @@ function inputOf(cmd: PredictCommand | TokenizeCommand): TextInput {
   return cmd.textPair === undefined
     ? { text: cmd.text }
     : { text: cmd.text, textPair: cmd.textPair };
-}
-
-function codeOf(err: unknown): string {
-  const code = (err as { code?: unknown } | null)?.code;
-  return typeof code === 'string' ? code : typeof code === 'number' ? `GRPC_${code}` : 'INTERNAL';
 }
 
 function sinceSeconds(start: number): number {

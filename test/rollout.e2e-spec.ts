@@ -272,7 +272,11 @@ describe('rollout coordinator, end to end', () => {
       requests: expect.any(Number),
       errors: expect.any(Number),
     });
-    const { requests, errors, errorRate } = gate.metrics as Record<string, number>;
+    const { requests, errors, errorRate } = gate.metrics as {
+      requests: number;
+      errors: number;
+      errorRate: number;
+    };
     expect(requests).toBeGreaterThanOrEqual(3);
     // Every predict on version 3 failed; its tokenize calls (no inference) count as requests.
     expect(errors).toBeGreaterThan(0);

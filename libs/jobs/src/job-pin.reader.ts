@@ -11,8 +11,9 @@ export interface PinnedJobs {
 
 /**
  * Answers "does any unfinished bulk job still run on this model version?" from the job store:
- * every tenant's active set, then each job's pinned (model, version) and state. Read-only, so
- * the coordinator can hold back retiring a version without touching the jobs.
+ * every job in the admin index, then each job's pinned (model, version) and state (one
+ * pipelined read per 500 jobs). Read-only, so the coordinator can hold back retiring a version
+ * without touching the jobs.
  */
 export class JobPinReader {
   private readonly keys: JobKeys;
@@ -27,27 +28,22 @@ export class JobPinReader {
   async pinned(model: string, versions: readonly number[], limit = 5): Promise<PinnedJobs> {
     const out: PinnedJobs = { count: 0, jobIds: [] };
     if (versions.length === 0) return out;
-    for (const id of await this.activeJobIds()) {
-      const [m, v, state] = await this.redis.hmget(this.keys.meta(id), 'model', 'version', 'state');
-      // A record that expired or ended still sits in the set until the quota path trims it.
-      if (!isJobState(state) || TERMINAL_STATES.has(state)) continue;
-      if (m !== model || !versions.includes(Number(v))) continue;
-      out.count += 1;
-      if (out.jobIds.length < limit) out.jobIds.push(id);
+    const ids = await this.redis.zrange(this.keys.all(), 0, -1);
+    for (let i = 0; i < ids.length; i += 500) {
+      const page = ids.slice(i, i + 500);
+      const pipeline = this.redis.pipeline();
+      for (const id of page) pipeline.hmget(this.keys.meta(id), 'model', 'version', 'state');
+      const rows = (await pipeline.exec()) ?? [];
+      rows.forEach(([err, row], j) => {
+        if (err) throw err;
+        const [m, v, state] = row as (string | null)[];
+        // Finished (or expired) jobs no longer run on their version.
+        if (!isJobState(state) || TERMINAL_STATES.has(state)) return;
+        if (m !== model || !versions.includes(Number(v))) return;
+        out.count += 1;
+        if (out.jobIds.length < limit) out.jobIds.push(page[j]!);
+      });
     }
     return out;
-  }
-
-  /** Members of every tenant's active-job set (SCAN, so a large keyspace is not blocked). */
-  private async activeJobIds(): Promise<string[]> {
-    const ids = new Set<string>();
-    const pattern = this.keys.active('*');
-    let cursor = '0';
-    do {
-      const [next, found] = await this.redis.scan(cursor, 'MATCH', pattern, 'COUNT', 500);
-      cursor = next;
-      for (const key of found) for (const id of await this.redis.smembers(key)) ids.add(id);
-    } while (cursor !== '0');
-    return [...ids].sort();
   }
 }

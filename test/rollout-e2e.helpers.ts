@@ -140,11 +140,13 @@ export function startRouter(
   );
 }
 
+/** `env` adds to or overrides the defaults (e.g. a shorter `COORDINATOR_LOAD_SAMPLE_MS`). */
 export function startCoordinator(
   id: string,
   prefix: string,
   repo: string,
   backends: string,
+  env: Record<string, string> = {},
 ): Promise<StartedApp> {
   return startApp('coordinator', {
     COORDINATOR_PORT: '0',
@@ -157,6 +159,7 @@ export function startCoordinator(
     COORDINATOR_LEASE_MS: '2000',
     COORDINATOR_RECONCILE_MS: '500',
     COORDINATOR_LOAD_TIMEOUT_MS: '120000',
+    ...env,
   });
 }
 
@@ -213,6 +216,27 @@ export function waitForRollout(
     const view = await getRollout(coordinator(), id).catch(() => undefined);
     throw new Error(`${err.message}\n${JSON.stringify(view, null, 1)}`);
   });
+}
+
+/**
+ * Polls the rollout every `intervalMs` for `polls` rounds and fails as soon as it is in another
+ * state than `state`: the evidence that it stays put across many coordinator ticks. Returns the
+ * last view. Counts polls rather than measuring time, so a slow machine only makes it longer.
+ */
+export async function expectStaysIn(
+  coordinator: string,
+  id: string,
+  state: string,
+  { polls = 20, intervalMs = 150 } = {},
+): Promise<RolloutView> {
+  for (let i = 0; ; i++) {
+    const view = await getRollout(coordinator, id);
+    if (view.state !== state) {
+      throw new Error(`rollout left ${state} for ${view.state}: ${JSON.stringify(view.timeline)}`);
+    }
+    if (i >= polls) return view;
+    await new Promise((r) => setTimeout(r, intervalMs));
+  }
 }
 
 export interface Answer {

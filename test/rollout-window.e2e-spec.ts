@@ -121,7 +121,10 @@ describe('rollout start conditions, end to end', () => {
       model: MODEL,
       toVersion: 2,
       window,
-      steps: [{ weight: 50, holdSeconds: 1 }],
+      steps: [
+        { weight: 50, holdSeconds: 1 },
+        { weight: 100, holdSeconds: 1 },
+      ],
     });
 
     await waitForRollout(
@@ -162,7 +165,10 @@ describe('rollout start conditions, end to end', () => {
         model: MODEL,
         toVersion: 2,
         lowLoad: LOW_LOAD,
-        steps: [{ weight: 50, holdSeconds: 600 }],
+        steps: [
+          { weight: 50, holdSeconds: 600 },
+          { weight: 100, holdSeconds: 1 },
+        ],
       });
       await waitForRollout(
         coordinatorUrl,

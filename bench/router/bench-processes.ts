@@ -15,7 +15,8 @@ export interface BenchProcess {
 /**
  * Starts `node <script>` and waits for its `listening` events (the mesh's log contract).
  * `root` is the checkout the script and working directory are taken from, so a run can measure
- * another checkout's build side by side.
+ * another checkout's build side by side; `nodeArgs` go to node itself (e.g. `--cpu-prof`, which
+ * NODE_OPTIONS does not take).
  */
 export async function startProcess(
   name: string,
@@ -25,10 +26,11 @@ export async function startProcess(
   listeners: string[],
   timeoutMs = 180_000,
   root = ROOT,
+  nodeArgs: string[] = [],
 ): Promise<BenchProcess> {
   const main = join(root, script);
   if (!existsSync(main)) throw new Error(`${main} is missing: run \`npm run build\` first`);
-  const proc: ChildProcess = spawn(process.execPath, [main, ...args], {
+  const proc: ChildProcess = spawn(process.execPath, [...nodeArgs, main, ...args], {
     cwd: root,
     env: { ...process.env, LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -27,6 +27,15 @@ interface CpuProfileNode {
 interface CpuProfile {
   nodes: CpuProfileNode[];
   samples: number[];
+  /** Monotonic clock, µs (CLOCK_MONOTONIC on Linux, as process.hrtime). */
+  startTime: number;
+  timeDeltas: number[];
+}
+
+/** A window of the monotonic clock, µs: only samples inside it are counted. */
+export interface SampleWindow {
+  fromUs: number;
+  toUs: number;
 }
 
 export interface FrameShare {
@@ -34,9 +43,13 @@ export interface FrameShare {
   share: number;
 }
 
-/** Shares of busy samples (idle excluded) by self frame and by package, biggest first. */
+/**
+ * Shares of busy samples (idle excluded) by self frame and by package, biggest first; with a
+ * window, only the samples taken inside it (start-up and shutdown left out).
+ */
 export function summariseProfile(
   profile: CpuProfile,
+  window?: SampleWindow,
   top = 12,
 ): {
   busySamples: number;
@@ -48,9 +61,14 @@ export function summariseProfile(
   const frames = new Map<string, number>();
   const packages = new Map<string, number>();
   let idle = 0;
-  for (const id of profile.samples) {
+  let counted = 0;
+  let at = profile.startTime;
+  for (const [k, id] of profile.samples.entries()) {
+    at += profile.timeDeltas[k] ?? 0;
+    if (window && (at < window.fromUs || at > window.toUs)) continue;
     const node = byId.get(id);
     if (!node) continue;
+    counted += 1;
     const { functionName, url, lineNumber } = node.callFrame;
     if (functionName === '(idle)') {
       idle += 1;
@@ -61,7 +79,7 @@ export function summariseProfile(
     frames.set(name, (frames.get(name) ?? 0) + 1);
     packages.set(where, (packages.get(where) ?? 0) + 1);
   }
-  const busy = profile.samples.length - idle;
+  const busy = counted - idle;
   const rank = (m: Map<string, number>) =>
     [...m.entries()]
       .sort((a, b) => b[1] - a[1])
@@ -69,7 +87,7 @@ export function summariseProfile(
       .map(([frame, n]) => ({ frame, share: Math.round((n / Math.max(1, busy)) * 1000) / 10 }));
   return {
     busySamples: busy,
-    idleShare: Math.round((idle / Math.max(1, profile.samples.length)) * 1000) / 10,
+    idleShare: Math.round((idle / Math.max(1, counted)) * 1000) / 10,
     frames: rank(frames),
     packages: rank(packages),
   };
@@ -156,9 +174,7 @@ async function profileAt(
     { instances: availableParallelism() },
   );
   const procs: BenchProcess[] = [];
-  const profiled = (name: string) => ({
-    NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${join(dir, `c${c}`, name)}`,
-  });
+  const profiled = (name: string) => ['--cpu-prof', `--cpu-prof-dir=${join(dir, `c${c}`, name)}`];
   try {
     const host = await startProcess(
       'model-host',
@@ -168,9 +184,11 @@ async function profileAt(
         MODEL_HOST_HTTP_PORT: '0',
         MODEL_HOST_GRPC_PORT: '0',
         MODEL_HOST_METRICS_PORT: '0',
-        ...profiled('host'),
       },
       ['http', 'grpc', 'metrics'],
+      undefined,
+      undefined,
+      profiled('host'),
     );
     procs.push(host);
     await waitReady(`${host.urls.http}/healthz/ready`);
@@ -184,9 +202,11 @@ async function profileAt(
         REDIS_KEY_PREFIX: `bench-profile-${process.pid}-c${c}`,
         MODEL_REPOSITORY: repo.root,
         KSERVE_ENDPOINTS: host.urls.grpc!.replace(/^grpc:\/\//, ''),
-        ...profiled('router'),
       },
       ['http', 'grpc'],
+      undefined,
+      undefined,
+      profiled('router'),
     );
     procs.push(router);
     await waitReady(`${router.url}/healthz/ready`);
@@ -200,6 +220,7 @@ async function profileAt(
       if (res.status !== 200) throw new Error(`HTTP ${res.status}`);
     };
     const before = await scrape(host.urls.metrics!);
+    const fromUs = Number(process.hrtime.bigint() / 1000n);
     const r = await measure(shot, {
       concurrency: c,
       warmup: 50,
@@ -209,6 +230,7 @@ async function profileAt(
       pids: { router: router.pid, host: host.pid },
     });
     const after = await scrape(host.urls.metrics!);
+    windows.set(c, { fromUs, toUs: Number(process.hrtime.bigint() / 1000n) });
     return [
       `c=${c}: ${r.throughput}/s, p50 ${r.p50} ms, p99 ${r.p99} ms, CPU-ms per request ${JSON.stringify(r.cpuPer1k)}`,
       '',
@@ -220,6 +242,9 @@ async function profileAt(
   }
 }
 
+/** The measured window of each concurrency level, to cut start-up out of the profiles. */
+const windows = new Map<number, SampleWindow>();
+
 function render(dir: string, c: number): string[] {
   const lines: string[] = [];
   for (const app of ['router', 'host']) {
@@ -228,7 +253,10 @@ function render(dir: string, c: number): string[] {
       .filter((f) => f.endsWith('.cpuprofile'))
       .sort();
     for (const file of files) {
-      const s = summariseProfile(JSON.parse(readFileSync(join(at, file), 'utf8')) as CpuProfile);
+      const s = summariseProfile(
+        JSON.parse(readFileSync(join(at, file), 'utf8')) as CpuProfile,
+        windows.get(c),
+      );
       // One profile per thread: the main thread's is written first, then worker threads'.
       lines.push(
         '',
@@ -259,7 +287,7 @@ async function main(): Promise<void> {
   const lines = [
     '# Router and host CPU profiles',
     '',
-    `\`npm run bench:profile -- --seconds ${seconds} --mix ${mix} --concurrency ${levels.join(',')}\`, ${new Date().toISOString()}. Closed-loop HTTP predicts on ${MODEL} (small bench model). Shares are of busy samples of each thread; native work (ORT's run, socket writes) counts to the JS frame that called it. Raw profiles: ${dir}.`,
+    `\`npm run bench:profile -- --seconds ${seconds} --mix ${mix} --concurrency ${levels.join(',')}\`, ${new Date().toISOString()}. Closed-loop HTTP predicts on ${MODEL} (small bench model). Shares are of busy samples of each thread taken during the measured window (warm-up, start-up and shutdown left out); native work (ORT's run, socket writes) counts to the JS frame that called it. Raw profiles: ${dir}.`,
   ];
   for (const c of levels) {
     process.stderr.write(`bench:profile: c=${c}, ${seconds} s\n`);

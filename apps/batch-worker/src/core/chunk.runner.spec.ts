@@ -137,4 +137,33 @@ describe('ChunkRunner', () => {
       },
     });
   });
+
+  it('fails the chunk, not the process, when a batch in flight fails between two batches', async () => {
+    const unhandled: unknown[] = [];
+    const onUnhandled = (reason: unknown) => unhandled.push(reason);
+    process.on('unhandledRejection', onUnhandled);
+    try {
+      const inference = new EchoInference();
+      let calls = 0;
+      inference.infer = () => {
+        calls += 1;
+        // The first batch fails while the runner is already tokenizing the next one.
+        return calls === 1
+          ? new Promise((_, reject) => setImmediate(() => reject(new Error('UNAVAILABLE'))))
+          : new Promise(() => undefined);
+      };
+      const items = ['a', 'b', 'c', 'd', 'e', 'f'].map((text) => ({ text }));
+      await expect(
+        new ChunkRunner(inference).run(new LengthModel(64), items, {
+          inFlightBatches: 3,
+          batchRows: 1,
+          requestId: 'r',
+        }),
+      ).rejects.toThrow('UNAVAILABLE');
+      await new Promise((r) => setImmediate(r));
+      expect(unhandled).toEqual([]);
+    } finally {
+      process.off('unhandledRejection', onUnhandled);
+    }
+  });
 });

@@ -43,7 +43,12 @@ export class ChunkRunner<V extends PinnedModel> {
     todo.sort((a, b) => size(a) - size(b) || a - b);
     const rows = Math.max(1, Math.min(options.batchRows, version.maxBatchSize || 1));
     const pending = new Set<Promise<void>>();
+    // The first failed batch fails the chunk (the processor retries or writes item errors). It
+    // is kept here rather than left as a rejected promise: a batch that fails while the next one
+    // is tokenized would otherwise be an unhandled rejection, or leave `pending` unseen.
+    let failed: { error: unknown } | undefined;
     for (let start = 0; start < todo.length; start += rows) {
+      if (failed) throw failed.error;
       const indexes = todo.slice(start, start + rows);
       await yieldToLoop();
       const encoded = this.encode(
@@ -62,11 +67,16 @@ export class ChunkRunner<V extends PinnedModel> {
             results[indexes[rowsOf[row]!]!] = fromPrediction(p);
           });
         });
-      const tracked = task.finally(() => pending.delete(tracked));
+      const tracked: Promise<void> = task
+        .catch((error: unknown) => {
+          failed ??= { error };
+        })
+        .finally(() => pending.delete(tracked));
       pending.add(tracked);
       if (pending.size >= options.inFlightBatches) await Promise.race(pending);
     }
     await Promise.all(pending);
+    if (failed) throw failed.error;
     return results.map((r) => r ?? internal());
   }
 

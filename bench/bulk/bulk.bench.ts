@@ -11,7 +11,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { buildCorpus } from '../router/bench-corpus';
 import { ROOT } from './bench-mesh';
-import { cpus, loadavg } from 'node:os';
+import { availableParallelism, cpus, loadavg } from 'node:os';
 import { runContention } from './contention.arm';
 import { rawCeiling } from './raw-ceiling';
 import { renderBulk } from './bulk-report';
@@ -102,13 +102,13 @@ async function main(): Promise<void> {
     at: new Date().toISOString(),
     quick,
     machine: {
-      cores: cpus().length,
+      cores: availableParallelism(),
       cpu: cpus()[0]?.model ?? 'unknown',
       loadavg: loadavg(),
       node: process.version,
     },
     model: 'intent-zh v2 (small, bert-wordpiece@2, dynamic padding), short texts',
-    host: `${instances} instance(s) × ${Math.max(1, Math.floor(cpus().length / instances))} intra-op thread(s), top_priority_reserved_instances ${reserved}`,
+    host: `${instances} instance(s) × ${Math.max(1, Math.floor(availableParallelism() / instances))} intra-op thread(s), top_priority_reserved_instances ${reserved}`,
     ceiling,
     runs: runs.map((r) => ({
       ...r,

@@ -39,10 +39,6 @@ class HeldInstances implements BatchExecutor {
 
   constructor(readonly size: number) {}
 
-  get idleCount(): number {
-    return this.size - this.busy;
-  }
-
   run(): Promise<RunResult> {
     if (this.busy >= this.size) return Promise.reject(new Error('no idle session instance'));
     this.busy += 1;

@@ -15,7 +15,6 @@ import type { ModelVersionSpec } from './model-spec';
 export interface BatchExecutor {
   /** Live instances: how many batches may run at once. */
   readonly size: number;
-  readonly idleCount: number;
   onCapacity?: () => void;
   run(
     feeds: { name: string; type: string; dims: number[]; buffer: ArrayBuffer }[],
@@ -123,7 +122,7 @@ export class ModelVersionRuntime {
   /** Runs `inputs` once on every instance, outside the statistics, before the version serves. */
   async warmUp(inputs: HostTensor[]): Promise<void> {
     const outputs = this.spec.outputs.map((o) => o.name);
-    const runs = Array.from({ length: this.executor.idleCount }, () => {
+    const runs = Array.from({ length: this.executor.size }, () => {
       const { inputs: feeds } = assembleBatch([inputs]);
       return this.executor.run(
         feeds.map((i) => ({

@@ -30,7 +30,8 @@ function paddingRatio(config: ModelConfig): number {
  */
 export const DEFAULT_LOW_PRIORITY_MAX_BATCH_TOKENS = 512;
 
-function batchTokens(config: ModelConfig, name: string, fallback: number): number {
+/** An integer config parameter >= 0 (token budgets, instance counts, milliseconds). */
+function nonNegativeInt(config: ModelConfig, name: string, fallback: number): number {
   const raw = config.parameters[name]?.stringValue;
   if (raw === undefined) return fallback;
   const n = Number(raw);
@@ -68,15 +69,15 @@ export function batchingPolicyOf(config: ModelConfig): BatchingPolicy {
     defaultPriorityLevel: db?.defaultPriorityLevel ?? 0,
     defaultQueuePolicy: queuePolicy(db?.defaultQueuePolicy),
     maxPaddingRatio: paddingRatio(config),
-    maxBatchTokens: batchTokens(config, 'max_batch_tokens', 0),
-    lowPriorityMaxBatchTokens: batchTokens(
+    maxBatchTokens: nonNegativeInt(config, 'max_batch_tokens', 0),
+    lowPriorityMaxBatchTokens: nonNegativeInt(
       config,
       'low_priority_max_batch_tokens',
       DEFAULT_LOW_PRIORITY_MAX_BATCH_TOKENS,
     ),
     dispatchWhenIdle: dispatchWhenIdle(config),
-    topPriorityReservedInstances: batchTokens(config, 'top_priority_reserved_instances', 0),
-    topPriorityReserveMs: batchTokens(
+    topPriorityReservedInstances: nonNegativeInt(config, 'top_priority_reserved_instances', 0),
+    topPriorityReserveMs: nonNegativeInt(
       config,
       'top_priority_reserve_ms',
       DEFAULT_TOP_PRIORITY_RESERVE_MS,

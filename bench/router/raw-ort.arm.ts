@@ -40,17 +40,24 @@ function workerEntry(): { file: string; execArgv: string[] } {
  * back to back in one or more worker threads. Same model file, graph optimisation `all`.
  */
 export class RawOrtArm {
-  /** Batches of `batch` corpus items, in arrival order or sorted by length per window. */
+  /**
+   * Batches of `batch` items cut from the whole corpus, in arrival order or sorted by length
+   * per window, then put in a low-discrepancy order of their length (see `evenOrder`): a run
+   * that stops on time has then sampled short and long batches in the corpus's proportions.
+   * Cutting sorted windows and running them from the start would time only the shortest
+   * batches of each window, and a mixed corpus would look as cheap as a short one.
+   */
   static prepare(model: BenchModel, corpus: readonly string[], c: RawConfig): RawBatch[] {
     const batches: RawBatch[] = [];
     const counts = corpus.map((text) => model.pre.encode([{ text }]).tokenCounts[0] ?? 0);
-    for (let w = 0; w < corpus.length && batches.length < 128; w += SORT_WINDOW) {
+    for (let w = 0; w < corpus.length; w += SORT_WINDOW) {
       const idx = Array.from({ length: Math.min(SORT_WINDOW, corpus.length - w) }, (_, i) => w + i);
       if (c.sorted) idx.sort((a, b) => (counts[a] ?? 0) - (counts[b] ?? 0));
       for (let i = 0; i + c.batch <= idx.length; i += c.batch) {
         const enc = model.pre.encode(idx.slice(i, i + c.batch).map((k) => ({ text: corpus[k]! })));
         batches.push({
           items: c.batch,
+          tokens: enc.tokenCounts.reduce((a, b) => a + b, 0),
           tensors: [enc.inputIds, enc.attentionMask, enc.tokenTypeIds].map((t) => ({
             name: t.name,
             dims: [...t.shape],
@@ -59,7 +66,13 @@ export class RawOrtArm {
         });
       }
     }
-    return batches;
+    return evenOrder(batches, (b) => b.tensors[0]!.dims[1] ?? 0);
+  }
+
+  /** Real tokens per item over the prepared batches (what a representative run samples). */
+  static tokensPerItem(batches: readonly RawBatch[]): number {
+    const items = batches.reduce((s, b) => s + b.items, 0);
+    return items === 0 ? 0 : batches.reduce((s, b) => s + b.tokens, 0) / items;
   }
 
   /** Runs every session's worker for `durationMs` at once; CPU is this whole process's. */
@@ -69,7 +82,7 @@ export class RawOrtArm {
     batches: RawBatch[],
     durationMs: number,
     warmupRuns: number,
-  ): Promise<PointResult> {
+  ): Promise<PointResult & { tokensPerItem: number }> {
     const entry = workerEntry();
     const init: RawWorkerInit = {
       modelPath: model.modelPath,
@@ -99,6 +112,7 @@ export class RawOrtArm {
       );
       const cpu = process.cpuUsage(cpu0);
       const items = replies.reduce((s, r) => s + r.items, 0);
+      const tokens = replies.reduce((s, r) => s + r.tokens, 0);
       const seconds = Math.max(...replies.map((r) => r.seconds));
       const latencies: number[] = [];
       for (const r of replies)
@@ -116,6 +130,7 @@ export class RawOrtArm {
         stable: true,
         windows: 1,
         cpuPer1k: { raw: round((((cpu.user + cpu.system) / 1e6) * 1000) / items, 3) },
+        tokensPerItem: round(tokens / Math.max(1, items), 1),
       };
     } finally {
       await Promise.all(workers.map((w) => w.terminate()));
@@ -132,4 +147,21 @@ function next<T>(w: Worker): Promise<T> {
       resolve(m);
     });
   });
+}
+
+/**
+ * `items` sorted by `key`, then visited in golden-ratio steps: every prefix of the result (and
+ * every run that starts part-way and wraps) holds small and large keys in about the
+ * proportions of the whole list.
+ */
+export function evenOrder<T>(items: readonly T[], key: (item: T) => number): T[] {
+  const sorted = [...items].sort((a, b) => key(a) - key(b));
+  const n = sorted.length;
+  const golden = (Math.sqrt(5) - 1) / 2;
+  const slots = sorted.map((_, k) => ({ k, at: (k * golden) % 1 }));
+  slots.sort((a, b) => a.at - b.at);
+  // slot rank r gets the r-th smallest item; reading slots in k order spreads the ranks evenly.
+  const byK = new Array<T>(n);
+  slots.forEach((slot, rank) => (byK[slot.k] = sorted[rank]!));
+  return byK;
 }

@@ -7,6 +7,8 @@ export interface RawWorkerInit {
 
 export interface RawBatch {
   items: number;
+  /** Real (unpadded) tokens in the batch, to check that a timed run sampled the corpus's mix. */
+  tokens: number;
   tensors: { name: string; dims: number[]; buffer: ArrayBuffer }[];
 }
 
@@ -20,5 +22,6 @@ export interface RawWorkerReply {
   /** Per batch run, ms. */
   latencies: number[];
   items: number;
+  tokens: number;
   seconds: number;
 }

@@ -26,11 +26,12 @@ async function main(port: NonNullable<typeof parentPort>): Promise<void> {
         for (const t of b.tensors) {
           f[t.name] = new ort.Tensor('int64', new BigInt64Array(t.buffer), t.dims);
         }
-        return { feeds: f, items: b.items };
+        return { feeds: f, items: b.items, tokens: b.tokens };
       });
       for (let i = 0; i < job.warmupRuns; i++) await session.run(feeds[i % feeds.length]!.feeds);
       const latencies: number[] = [];
       let items = 0;
+      let tokens = 0;
       const start = performance.now();
       for (let i = 0; performance.now() - start < job.durationMs; i++) {
         const b = feeds[i % feeds.length]!;
@@ -38,10 +39,12 @@ async function main(port: NonNullable<typeof parentPort>): Promise<void> {
         await session.run(b.feeds);
         latencies.push(performance.now() - t0);
         items += b.items;
+        tokens += b.tokens;
       }
       const reply: RawWorkerReply = {
         latencies,
         items,
+        tokens,
         seconds: (performance.now() - start) / 1000,
       };
       port.postMessage(reply);

@@ -63,6 +63,12 @@ export interface MixHeadline {
   /** Host CPU-ms per item (router arm) vs raw ORT's at batch 1 and at the best batch. */
   hostCpuMsPerItem: { c1: number; c32: number; rawB1: number; rawBest: number };
   routerCpuMsPerItem: { c1: number; c32: number };
+  /**
+   * What 2 shared cores allow at best: cores ÷ (raw ORT's best CPU-ms per item + the router's
+   * and the load generator's CPU-ms per item at the router's best point), and that ÷ ceiling.
+   * The ceiling has every core to itself; the router arm shares them with two more processes.
+   */
+  cpuBound: { itemsPerSecond: number; vsCeiling: number };
   peerCpuMsPerItem: { c1: number; c32: number };
   /** Open loop at a fixed rate: p50/p99 per arm. */
   openLoop: { rate: number; arms: Record<string, { p50: number; p99: number; errors: number }> };
@@ -89,7 +95,7 @@ function bestOf(points: readonly BenchPoint[], pred: (p: BenchPoint) => boolean)
 
 const cpuOf = (p: BenchPoint | undefined, name: string) => r2(p?.cpuPer1k[name] ?? NaN);
 
-function mixHeadline(points: readonly BenchPoint[], mix: TextMix): MixHeadline {
+function mixHeadline(points: readonly BenchPoint[], mix: TextMix, cores: number): MixHeadline {
   const raws = points.filter((p) => p.mix === mix && p.arm.startsWith('raw '));
   const top = bestOf(raws, () => true);
   const routerBest = bestOf(points, (p) => p.mix === mix && p.arm === 'router');
@@ -109,6 +115,8 @@ function mixHeadline(points: readonly BenchPoint[], mix: TextMix): MixHeadline {
     if (!(v <= bucketing.value)) bucketing = { value: v, sorted: s.arm, arrival: a.arm };
   }
   const open = points.filter((p) => p.mix === mix && p.arm.startsWith('open '));
+  const sharedMs = cpuOf(top, 'raw') + cpuOf(routerBest, 'router') + cpuOf(routerBest, 'generator');
+  const boundPerSecond = r2((cores * 1000) / sharedMs);
   return {
     mix,
     ceiling: { arm: top?.arm ?? '', throughput: top?.throughput ?? NaN },
@@ -135,6 +143,10 @@ function mixHeadline(points: readonly BenchPoint[], mix: TextMix): MixHeadline {
       rawBest: cpuOf(top, 'raw'),
     },
     routerCpuMsPerItem: { c1: cpuOf(r1, 'router'), c32: cpuOf(r32, 'router') },
+    cpuBound: {
+      itemsPerSecond: boundPerSecond,
+      vsCeiling: r2(boundPerSecond / (top?.throughput ?? NaN)),
+    },
     peerCpuMsPerItem: { c1: cpuOf(n1, 'peer'), c32: cpuOf(p32, 'peer') },
     openLoop: {
       rate: open[0]?.concurrency ?? NaN,
@@ -146,13 +158,13 @@ function mixHeadline(points: readonly BenchPoint[], mix: TextMix): MixHeadline {
 }
 
 /** The ratios of BENCHMARKS.md and issue goals, per text mix. */
-export function headline(points: readonly BenchPoint[]): Headline {
+export function headline(points: readonly BenchPoint[], cores: number): Headline {
   const mixes = [...new Set(points.map((p) => p.mix))];
-  return { mixes: mixes.map((m) => mixHeadline(points, m)) };
+  return { mixes: mixes.map((m) => mixHeadline(points, m, cores)) };
 }
 
 export function renderMarkdown(report: BenchReport): string {
-  const h = (report.headline ??= headline(report.points));
+  const h = (report.headline ??= headline(report.points, report.machine.cores));
   const m = report.machine;
   const row = (label: string, goal: string, f: (x: MixHeadline) => string) =>
     `| ${label} | ${h.mixes.map(f).join(' | ')} | ${goal} |`;
@@ -176,6 +188,11 @@ export function renderMarkdown(report: BenchReport): string {
       'router ÷ ceiling (best concurrency)',
       '≥ 0.85',
       (x) => `${x.meshEfficiency} (${x.routerBest}/s)`,
+    ),
+    row(
+      'CPU-budget bound for router ÷ ceiling (cores ÷ raw best + router + generator CPU-ms per item)',
+      'report',
+      (x) => `${x.cpuBound.vsCeiling} (${x.cpuBound.itemsPerSecond}/s)`,
     ),
     row(
       'router ÷ naive peer, c=32 (HTTP; gRPC)',

@@ -98,7 +98,7 @@ function machine(instances: number): BenchReport['machine'] {
 /** `--render <router.json>`: recompute the headline and rewrite the Markdown beside it. */
 function rerender(file: string): void {
   const report = JSON.parse(readFileSync(file, 'utf8')) as BenchReport;
-  report.headline = headline(report.points);
+  report.headline = headline(report.points, report.machine.cores);
   writeFileSync(file, `${JSON.stringify(report, null, 2)}\n`);
   writeFileSync(file.replace(/\.json$/, '.md'), renderMarkdown(report));
   log(`re-rendered ${file}`);
@@ -234,7 +234,7 @@ async function main(): Promise<void> {
       corpus: histograms,
       reps: args.reps,
       points,
-      headline: headline(points),
+      headline: headline(points, CORES),
       durationSeconds: Math.round((Date.now() - started) / 1000),
     };
     mkdirSync(args.out, { recursive: true });

@@ -31,6 +31,20 @@ export interface BatchingPolicy {
    */
   dispatchWhenIdle: boolean;
   /**
+   * Which queued requests join the oldest one in a batch (config parameter `batch_order`):
+   * `length` (default) takes those closest to its length first, so a batch pads little and
+   * mixed traffic batches like sorted traffic; `arrival` takes them first come, first served,
+   * as Triton. Either way the oldest request is always in the next batch of its level.
+   */
+  batchOrder: 'length' | 'arrival';
+  /**
+   * With several instances, a batch takes at most its instance's share of the outstanding rows
+   * (queued + running, ÷ instances, rounded up) (config parameter `balance_instances`, default
+   * = dispatch_when_idle). Without it, a free instance takes the whole queue while the others
+   * run single requests as they trickle in: one large batch beside a string of batch-1 runs.
+   */
+  balanceInstances: boolean;
+  /**
    * Most padded elements per batch of a priority level below 1 (bulk); 0 = no extra limit.
    * Bounds how long an online request can wait behind a running bulk batch.
    */

@@ -14,6 +14,8 @@ const policy = (over: Partial<BatchingPolicy> = {}): BatchingPolicy => ({
   maxPaddingRatio: 0,
   maxBatchTokens: 0,
   dispatchWhenIdle: false,
+  batchOrder: 'arrival',
+  balanceInstances: false,
   lowPriorityMaxBatchTokens: 0,
   topPriorityReservedInstances: 0,
   topPriorityReserveMs: 1000,
@@ -376,5 +378,106 @@ describe('DynamicBatcher', () => {
       'done:c',
       'done:d',
     ]);
+  });
+  describe('batch_order length', () => {
+    it("fills the oldest request's batch with the queued requests closest to its length", async () => {
+      const h = harness(policy({ maxBatchSize: 3, batchOrder: 'length' }));
+      const blocker = h.batcher.submit('blocker', 1, 0, 0, 10);
+      await flush();
+      const lengths: Array<[string, number]> = [
+        ['old20', 20],
+        ['a40', 40],
+        ['b128', 128],
+        ['c22', 22],
+        ['d41', 41],
+        ['e19', 19],
+        ['f126', 126],
+      ];
+      const rest = lengths.map(([p, len]) => h.batcher.submit(p, 1, 0, 0, len));
+      for (let i = 0; i < 4; i++) await h.finishNext();
+      // Each batch starts with the oldest waiting request and takes its nearest lengths.
+      expect(h.payloads()).toEqual([
+        ['blocker'],
+        ['old20', 'e19', 'c22'],
+        ['a40', 'd41', 'f126'],
+        ['b128'],
+      ]);
+      await Promise.all([blocker, ...rest]);
+    });
+
+    it('keeps arrival order among equal distances and bounds every wait by its age', async () => {
+      const h = harness(policy({ maxBatchSize: 2, batchOrder: 'length' }));
+      const blocker = h.batcher.submit('blocker', 1, 0, 0, 10);
+      await flush();
+      // 'odd' never sits close to an anchor's length, yet it goes once it is the oldest.
+      const rest = [
+        h.batcher.submit('x1', 1, 0, 0, 30),
+        h.batcher.submit('odd', 1, 0, 0, 90),
+        h.batcher.submit('x2', 1, 0, 0, 30),
+        h.batcher.submit('x3', 1, 0, 0, 30),
+        h.batcher.submit('x4', 1, 0, 0, 30),
+      ];
+      for (let i = 0; i < 4; i++) await h.finishNext();
+      expect(h.payloads()).toEqual([['blocker'], ['x1', 'x2'], ['odd', 'x3'], ['x4']]);
+      await Promise.all([blocker, ...rest]);
+    });
+
+    it('is first come, first served with batch_order arrival', async () => {
+      const h = harness(policy({ maxBatchSize: 2, batchOrder: 'arrival' }));
+      const blocker = h.batcher.submit('blocker', 1, 0, 0, 10);
+      await flush();
+      const rest = [
+        h.batcher.submit('x1', 1, 0, 0, 30),
+        h.batcher.submit('odd', 1, 0, 0, 90),
+        h.batcher.submit('x2', 1, 0, 0, 30),
+      ];
+      for (let i = 0; i < 3; i++) await h.finishNext();
+      expect(h.payloads()).toEqual([['blocker'], ['x1', 'odd'], ['x2']]);
+      await Promise.all([blocker, ...rest]);
+    });
+  });
+
+  describe('balance_instances', () => {
+    const balanced = (over: Partial<BatchingPolicy> = {}) =>
+      policy({ maxBatchSize: 64, dispatchWhenIdle: true, balanceInstances: true, ...over });
+
+    it('gives a free instance its share of the outstanding rows, not the whole queue', async () => {
+      const h = harness(balanced(), 2);
+      const all = Array.from({ length: 11 }, (_, i) => h.batcher.submit(`r${i}`, 1, 0, 0));
+      await flush();
+      // r0 arrived alone (1 outstanding row, share 1); r1 went to the second instance likewise.
+      expect(h.payloads()).toEqual([['r0'], ['r1']]);
+      await h.finishNext();
+      // 9 queued + 1 running over 2 instances: 5 rows.
+      expect(h.payloads()[2]).toHaveLength(5);
+      await h.finishNext();
+      // 4 queued + 5 running: 5 rows, so the last 4 go together.
+      expect(h.payloads()[3]).toHaveLength(4);
+      await h.finishNext();
+      await h.finishNext();
+      await Promise.all(all);
+      expect(h.payloads().flat()).toHaveLength(11);
+    });
+
+    it('takes the whole queue without the option (one big batch beside single requests)', async () => {
+      const h = harness(balanced({ balanceInstances: false }), 2);
+      const all = Array.from({ length: 11 }, (_, i) => h.batcher.submit(`r${i}`, 1, 0, 0));
+      await flush();
+      await h.finishNext();
+      expect(h.payloads()[2]).toHaveLength(9);
+      await h.finishNext();
+      await h.finishNext();
+      await Promise.all(all);
+    });
+
+    it('does not cap a single instance', async () => {
+      const h = harness(balanced(), 1);
+      const all = Array.from({ length: 6 }, (_, i) => h.batcher.submit(`r${i}`, 1, 0, 0));
+      await flush();
+      await h.finishNext();
+      expect(h.payloads()).toEqual([['r0'], ['r1', 'r2', 'r3', 'r4', 'r5']]);
+      await h.finishNext();
+      await Promise.all(all);
+    });
   });
 });

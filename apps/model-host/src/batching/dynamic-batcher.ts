@@ -2,6 +2,9 @@ import { ModelUnavailableError } from '../core/model-host.errors';
 import { systemBatcherClock, type BatcherClock } from './batcher.clock';
 import type { BatchRunner, BatchingPolicy, QueuePolicy, QueuedItem } from './batching.types';
 
+/** Queued requests (after the oldest) considered for closeness in length per batch. */
+export const LENGTH_WINDOW = 256;
+
 export interface DynamicBatcherOptions<T> {
   /** Called for each request dropped because its queue timeout expired. */
   onExpired?: (item: QueuedItem<T>) => void;
@@ -18,6 +21,8 @@ export interface DynamicBatcherOptions<T> {
 export class DynamicBatcher<T> {
   private readonly levels = new Map<number, QueuedItem<T>[]>();
   private busy = 0;
+  /** Rows of the batches in flight (for balance_instances). */
+  private busyRows = 0;
   /** Batches below the top priority level in flight. */
   private busyLow = 0;
   /** When the last top-priority request arrived (ns), for the instance reservation. */
@@ -130,7 +135,9 @@ export class DynamicBatcher<T> {
       q?.splice(q.indexOf(item), 1);
     }
     const low = !this.isTop(batch[0]!.level);
+    const rows = batch.reduce((n, item) => n + item.rows, 0);
     this.busy++;
+    this.busyRows += rows;
     if (low) this.busyLow++;
     this.runBatch(batch)
       .catch((err: unknown) => {
@@ -139,6 +146,7 @@ export class DynamicBatcher<T> {
       })
       .finally(() => {
         this.busy--;
+        this.busyRows -= rows;
         if (low) this.busyLow--;
         this.schedule();
       });
@@ -176,6 +184,7 @@ export class DynamicBatcher<T> {
   ): { kind: 'send'; items: QueuedItem<T>[] } | { kind: 'wait'; us: number } {
     const p = this.policy;
     if (!p.enabled || p.maxBatchSize === 0) return { kind: 'send', items: order.slice(0, 1) };
+    const maxRows = this.rowCap(order);
     const chosen: QueuedItem<T>[] = [];
     let rows = 0;
     let tokens = 0;
@@ -186,9 +195,8 @@ export class DynamicBatcher<T> {
     // beside it, and bulk batches get their own (smaller) element budget.
     const level = order[0]?.level ?? 0;
     const budget = this.budgetOf(level);
-    for (const item of order) {
-      if (item.level !== level) break;
-      if (chosen.length > 0 && rows + item.rows > p.maxBatchSize) {
+    for (const item of this.candidates(order, level)) {
+      if (chosen.length > 0 && rows + item.rows > maxRows) {
         full = true;
         break;
       }
@@ -209,7 +217,7 @@ export class DynamicBatcher<T> {
       longest = nextLongest;
       if (p.preferredBatchSizes.includes(rows)) preferredAt = chosen.length;
     }
-    if (full || rows >= p.maxBatchSize) return { kind: 'send', items: chosen };
+    if (full || rows >= maxRows) return { kind: 'send', items: chosen };
     const largestPreferred = Math.max(0, ...p.preferredBatchSizes);
     // A preferred size goes out at once when nothing bigger is reachable from what is queued.
     if (preferredAt > 0 && (rows >= largestPreferred || preferredAt === chosen.length)) {
@@ -221,6 +229,35 @@ export class DynamicBatcher<T> {
     const waitedUs = Number(this.clock.nowNs() - oldest.enqueuedNs) / 1000;
     if (waitedUs >= p.maxQueueDelayUs) return { kind: 'send', items: chosen };
     return { kind: 'wait', us: p.maxQueueDelayUs - waitedUs };
+  }
+
+  /**
+   * The requests of `level` in the order they are offered to a batch: the oldest first (so its
+   * wait stays bounded), then — with batch_order `length` — the next LENGTH_WINDOW by closeness
+   * to its length (ties first come, first served), then the rest by arrival.
+   */
+  private candidates(order: QueuedItem<T>[], level: number): QueuedItem<T>[] {
+    let end = 0;
+    while (end < order.length && order[end]!.level === level) end++;
+    const same = order.slice(0, end);
+    if (this.policy.batchOrder !== 'length' || same.length < 3) return same;
+    const anchor = same[0]!;
+    const near = same.slice(1, LENGTH_WINDOW + 1);
+    // Array.prototype.sort is stable: equal distances keep arrival order.
+    near.sort((a, b) => Math.abs(a.length - anchor.length) - Math.abs(b.length - anchor.length));
+    return [anchor, ...near, ...same.slice(LENGTH_WINDOW + 1)];
+  }
+
+  /**
+   * Most rows the next batch may take: max_batch_size, or with balance_instances and several
+   * instances, this instance's share of the outstanding rows (queued + running).
+   */
+  private rowCap(order: readonly QueuedItem<T>[]): number {
+    const p = this.policy;
+    const slots = this.slots();
+    if (!p.balanceInstances || slots < 2) return p.maxBatchSize;
+    const queuedRows = order.reduce((n, item) => n + item.rows, 0);
+    return Math.max(1, Math.min(p.maxBatchSize, Math.ceil((queuedRows + this.busyRows) / slots)));
   }
 
   /**

@@ -20,6 +20,7 @@ export class HostMetrics {
   private readonly inputUs: Counter<'model' | 'version'>;
   private readonly inferUs: Counter<'model' | 'version'>;
   private readonly outputUs: Counter<'model' | 'version'>;
+  private readonly elements: Counter<'model' | 'version' | 'kind'>;
 
   constructor(readonly registry: Registry) {
     const labelNames = ['model', 'version'] as const;
@@ -63,6 +64,14 @@ export class HostMetrics {
       'nv_inference_compute_output_duration_us',
       'Cumulative inference compute output duration in microseconds',
     );
+    // Not a Triton metric: the host pads requests of different lengths into one batch, and
+    // padded ÷ real elements is what max_padding_ratio and the batch forming trade against.
+    this.elements = new Counter({
+      name: 'mesh_host_batch_elements_total',
+      help: 'Elements of the first input in executed batches: kind="padded" (rows × padded length) and kind="real" (the requests own)',
+      labelNames: ['model', 'version', 'kind'],
+      registers: [registry],
+    });
   }
 
   pendingChanged(l: Labels, delta: number): void {
@@ -91,8 +100,10 @@ export class HostMetrics {
     this.requestUs.inc(l, us(requestNs));
   }
 
-  executed(l: Labels): void {
+  executed(l: Labels, paddedElements: number, realElements: number): void {
     this.execCount.inc(l);
+    this.elements.inc({ ...l, kind: 'padded' }, paddedElements);
+    this.elements.inc({ ...l, kind: 'real' }, realElements);
   }
 
   /** Makes a freshly loaded version visible with zeros, as Triton does. */
@@ -109,6 +120,8 @@ export class HostMetrics {
     ]) {
       c.inc(l, 0);
     }
+    this.elements.inc({ ...l, kind: 'padded' }, 0);
+    this.elements.inc({ ...l, kind: 'real' }, 0);
     this.pending.set(l, 0);
   }
 }

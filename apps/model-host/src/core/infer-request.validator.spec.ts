@@ -15,6 +15,8 @@ const batching: BatchingPolicy = {
   maxPaddingRatio: 1.5,
   maxBatchTokens: 0,
   dispatchWhenIdle: false,
+  batchOrder: 'arrival',
+  balanceInstances: false,
   lowPriorityMaxBatchTokens: 0,
   topPriorityReservedInstances: 0,
   topPriorityReserveMs: 1000,

@@ -16,6 +16,8 @@ const batching: BatchingPolicy = {
   maxPaddingRatio: 0,
   maxBatchTokens: 0,
   dispatchWhenIdle: true,
+  batchOrder: 'length',
+  balanceInstances: true,
   lowPriorityMaxBatchTokens: 0,
   topPriorityReservedInstances: 0,
   topPriorityReserveMs: 1000,

@@ -168,7 +168,12 @@ export class ModelVersionRuntime {
       layout.rows.reduce((a, b) => a + b, 0),
       compute,
     );
-    this.metrics.executed(this.labels);
+    const first = inputs[0];
+    const real = batch.reduce(
+      (n, b) => n + (b.payload.inputs[0]?.shape ?? []).reduce((x, y) => x * y, 1),
+      0,
+    );
+    this.metrics.executed(this.labels, first ? first.shape.reduce((x, y) => x * y, 1) : 0, real);
     const outs = result.outputs.map((o) => this.toHostTensor(o));
     batch.forEach((item, i) => {
       const mine = outs

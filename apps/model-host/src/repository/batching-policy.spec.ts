@@ -66,4 +66,35 @@ describe('batchingPolicyOf', () => {
       "parameter 'dispatch_when_idle' must be true or false",
     );
   });
+  it('orders batches by length unless batch_order is arrival, and rejects other values', () => {
+    const param = (k: string, v: string) =>
+      config(`dynamic_batching { }\nparameters { key: "${k}" value: { string_value: "${v}" } }`);
+    expect(batchingPolicyOf(config('dynamic_batching { }')).batchOrder).toBe('length');
+    expect(batchingPolicyOf(param('batch_order', 'arrival')).batchOrder).toBe('arrival');
+    expect(() => batchingPolicyOf(param('batch_order', 'fifo'))).toThrow(
+      "parameter 'batch_order' must be length or arrival",
+    );
+  });
+
+  it('balances instances by default only with dispatch_when_idle', () => {
+    const params = (pairs: Record<string, string>) =>
+      config(
+        ['dynamic_batching { }']
+          .concat(
+            Object.entries(pairs).map(
+              ([k, v]) => `parameters { key: "${k}" value: { string_value: "${v}" } }`,
+            ),
+          )
+          .join('\n'),
+      );
+    expect(batchingPolicyOf(params({})).balanceInstances).toBe(false);
+    expect(batchingPolicyOf(params({ dispatch_when_idle: 'true' })).balanceInstances).toBe(true);
+    expect(
+      batchingPolicyOf(params({ dispatch_when_idle: 'true', balance_instances: 'false' }))
+        .balanceInstances,
+    ).toBe(false);
+    expect(() => batchingPolicyOf(params({ balance_instances: 'maybe' }))).toThrow(
+      "parameter 'balance_instances' must be true or false",
+    );
+  });
 });

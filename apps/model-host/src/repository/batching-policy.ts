@@ -44,13 +44,21 @@ function nonNegativeInt(config: ModelConfig, name: string, fallback: number): nu
 /** Default time a top-priority request keeps reserved instances reserved (`top_priority_reserve_ms`). */
 export const DEFAULT_TOP_PRIORITY_RESERVE_MS = 1000;
 
-function dispatchWhenIdle(config: ModelConfig): boolean {
-  const raw = config.parameters.dispatch_when_idle?.stringValue;
-  if (raw === undefined) return false;
+function booleanParameter(config: ModelConfig, name: string, fallback: boolean): boolean {
+  const raw = config.parameters[name]?.stringValue;
+  if (raw === undefined) return fallback;
   if (!['true', 'false', '1', '0'].includes(raw)) {
-    throw new Error(`parameter 'dispatch_when_idle' must be true or false (got "${raw}")`);
+    throw new Error(`parameter '${name}' must be true or false (got "${raw}")`);
   }
   return raw === 'true' || raw === '1';
+}
+
+function batchOrder(config: ModelConfig): 'length' | 'arrival' {
+  const raw = config.parameters.batch_order?.stringValue ?? 'length';
+  if (raw !== 'length' && raw !== 'arrival') {
+    throw new Error(`parameter 'batch_order' must be length or arrival (got "${raw}")`);
+  }
+  return raw;
 }
 
 /** The batcher's policy from config.pbtxt; without dynamic_batching every request runs alone. */
@@ -75,7 +83,13 @@ export function batchingPolicyOf(config: ModelConfig): BatchingPolicy {
       'low_priority_max_batch_tokens',
       DEFAULT_LOW_PRIORITY_MAX_BATCH_TOKENS,
     ),
-    dispatchWhenIdle: dispatchWhenIdle(config),
+    dispatchWhenIdle: booleanParameter(config, 'dispatch_when_idle', false),
+    batchOrder: batchOrder(config),
+    balanceInstances: booleanParameter(
+      config,
+      'balance_instances',
+      booleanParameter(config, 'dispatch_when_idle', false),
+    ),
     topPriorityReservedInstances: nonNegativeInt(config, 'top_priority_reserved_instances', 0),
     topPriorityReserveMs: nonNegativeInt(
       config,

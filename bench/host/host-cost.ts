@@ -1,0 +1,346 @@
+/**
+ * `npm run bench:host-cost [-- --mix short,mixed --concurrency 1,32 --seconds 8
+ * --raw-batches 1,8,16 --instances 2 --param key=value ... --env KEY=VALUE ... --cpu-prof DIR]`:
+ * where the model host's CPU per item goes, without the router in the way. Starts the built
+ * host on the router benchmark's model (intent-zh v2 of .bench-models, one 1-thread instance
+ * per core, dispatch_when_idle), sends each corpus text pre-tokenized to its own length over
+ * gRPC from `c` closed loops, and prints per point: items/s, the host's CPU-ms per item split
+ * by thread (event loop, ORT workers, the rest), the batch sizes the batcher formed and their
+ * mean ORT time, and the padding the batches carried. Before the load it measures the host's
+ * idle CPU. Then raw ORT (one 1-thread session in this process, batches cut in arrival order
+ * and sorted by length) gives the CPU-ms per item of the same model at each batch size, the
+ * reference for "host CPU per item ≤ 1.1 × raw at the same batch size".
+ */
+import * as grpc from '@grpc/grpc-js';
+import { loadInferencePackage } from '@mesh/kserve';
+import * as ort from 'onnxruntime-node';
+import { readdirSync, readFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
+import { join } from 'node:path';
+import { buildCorpus, type TextMix } from '../router/bench-corpus';
+import { loadBenchModel, type BenchModel } from '../router/bench-model.loader';
+import { startProcess, waitReady, ROOT, type BenchProcess } from '../router/bench-processes';
+import { ensureBuiltAndGenerated, repositoryVariant } from '../router/bench-setup';
+
+const MODEL = 'intent-zh';
+const VERSION = '2';
+
+interface Row {
+  ids: BigInt64Array;
+  length: number;
+}
+
+function args(argv: string[]) {
+  const all = (flag: string) => argv.flatMap((a, i) => (a === flag ? [argv[i + 1] ?? ''] : []));
+  const get = (flag: string) => all(flag)[0];
+  const pairs = (flag: string) =>
+    Object.fromEntries(
+      all(flag).map((p) => [p.slice(0, p.indexOf('=')), p.slice(p.indexOf('=') + 1)]),
+    );
+  return {
+    mixes: (get('--mix') ?? 'short,mixed').split(',') as TextMix[],
+    levels: (get('--concurrency') ?? '1,32').split(',').map(Number),
+    seconds: Number(get('--seconds') ?? 8),
+    rawBatches: (get('--raw-batches') ?? '').split(',').filter(Boolean).map(Number),
+    rawSeconds: Number(get('--raw-seconds') ?? 4),
+    instances: Number(get('--instances') ?? availableParallelism()),
+    params: { dispatch_when_idle: 'true', ...pairs('--param') },
+    env: pairs('--env'),
+    cpuProf: get('--cpu-prof'),
+    models: get('--models') ?? join(ROOT, '.bench-models'),
+  };
+}
+
+/** CPU seconds of every thread of a process, by thread name (the main thread as `main`). */
+export function threadCpu(pid: number): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const tid of readdirSync(`/proc/${pid}/task`)) {
+    let stat: string;
+    try {
+      stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
+    } catch {
+      continue; // the thread ended between the listing and the read
+    }
+    const comm = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
+    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    const name = tid === String(pid) ? 'main' : comm;
+    out[name] = (out[name] ?? 0) + (Number(f[11]) + Number(f[12])) / 100;
+  }
+  return out;
+}
+
+function diff(a: Record<string, number>, b: Record<string, number>): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const k of new Set([...Object.keys(a), ...Object.keys(b)]))
+    out[k] = (b[k] ?? 0) - (a[k] ?? 0);
+  return out;
+}
+
+const r2 = (n: number) => Math.round(n * 100) / 100;
+
+interface BatchStat {
+  batch_size: string;
+  compute_infer: { count: string; ns: string };
+}
+
+async function batchStats(http: string): Promise<Map<number, { count: number; ns: number }>> {
+  const res = await fetch(`${http}/v2/models/${MODEL}/versions/${VERSION}/stats`);
+  const body = (await res.json()) as { model_stats: { batch_stats?: BatchStat[] }[] };
+  const out = new Map<number, { count: number; ns: number }>();
+  for (const b of body.model_stats[0]?.batch_stats ?? []) {
+    out.set(Number(b.batch_size), {
+      count: Number(b.compute_infer.count),
+      ns: Number(b.compute_infer.ns),
+    });
+  }
+  return out;
+}
+
+/** Padded and real elements of the host's batches, from its metrics. */
+async function padding(metrics: string): Promise<{ padded: number; real: number }> {
+  const text = await (await fetch(`${metrics}/metrics`)).text();
+  const read = (kind: string) => {
+    const line = text
+      .split('\n')
+      .find(
+        (l) =>
+          l.startsWith('mesh_host_batch_elements_total{') &&
+          l.includes(`kind="${kind}"`) &&
+          l.includes(`model="${MODEL}"`),
+      );
+    return line ? Number(line.slice(line.lastIndexOf(' ') + 1)) : NaN;
+  };
+  return { padded: read('padded'), real: read('real') };
+}
+
+function tokenize(model: BenchModel, corpus: string[]): Row[] {
+  return corpus.map((text) => {
+    const enc = model.pre.encode([{ text }]);
+    return { ids: enc.inputIds.data as BigInt64Array, length: enc.inputIds.shape[1] ?? 0 };
+  });
+}
+
+function request(row: Row) {
+  const ones = new BigInt64Array(row.length).fill(1n);
+  const zeros = new BigInt64Array(row.length);
+  const b = (a: BigInt64Array) => Buffer.from(a.buffer, a.byteOffset, a.byteLength);
+  return {
+    model_name: MODEL,
+    model_version: VERSION,
+    inputs: ['input_ids', 'attention_mask', 'token_type_ids'].map((name) => ({
+      name,
+      datatype: 'INT64',
+      shape: [1, row.length],
+    })),
+    raw_input_contents: [b(row.ids), b(ones), b(zeros)],
+  };
+}
+
+async function closedLoop(
+  client: grpc.Client & Record<string, unknown>,
+  rows: Row[],
+  c: number,
+  ms: number,
+): Promise<{ items: number; errors: number; latencies: number[] }> {
+  const infer = client.ModelInfer as (
+    r: unknown,
+    cb: (e: grpc.ServiceError | null) => void,
+  ) => void;
+  const end = performance.now() + ms;
+  let items = 0;
+  let errors = 0;
+  const latencies: number[] = [];
+  await Promise.all(
+    Array.from({ length: c }, async (_, loop) => {
+      let next = loop * 97;
+      while (performance.now() < end) {
+        const req = request(rows[next++ % rows.length]!);
+        const t0 = performance.now();
+        const err = await new Promise<grpc.ServiceError | null>((resolve) =>
+          infer.call(client, req, resolve),
+        );
+        if (err) errors++;
+        else items++;
+        latencies.push(performance.now() - t0);
+      }
+    }),
+  );
+  return { items, errors, latencies };
+}
+
+async function hostPoint(
+  host: BenchProcess,
+  client: grpc.Client & Record<string, unknown>,
+  rows: Row[],
+  c: number,
+  seconds: number,
+): Promise<string> {
+  await closedLoop(client, rows, c, 1500);
+  const [s0, p0, t0] = [
+    await batchStats(host.urls.http!),
+    await padding(host.urls.metrics!),
+    threadCpu(host.pid),
+  ];
+  const r = await closedLoop(client, rows, c, seconds * 1000);
+  const [s1, p1, t1] = [
+    await batchStats(host.urls.http!),
+    await padding(host.urls.metrics!),
+    threadCpu(host.pid),
+  ];
+  const cpu = diff(t0, t1);
+  const total = Object.values(cpu).reduce((a, b) => a + b, 0);
+  const per = (s: number) => r2((s * 1000) / Math.max(1, r.items));
+  const threads = Object.entries(cpu)
+    .filter(([, s]) => s > 0)
+    .sort((a, b) => b[1] - a[1])
+    .map(([k, s]) => `${k} ${per(s)}`)
+    .join(', ');
+  const hist: string[] = [];
+  let rowsRun = 0;
+  let execs = 0;
+  for (const [size, after] of [...s1.entries()].sort((a, b) => a[0] - b[0])) {
+    const before = s0.get(size) ?? { count: 0, ns: 0 };
+    const n = after.count - before.count;
+    if (n <= 0) continue;
+    rowsRun += n * size;
+    execs += n;
+    hist.push(`b${size}×${n} (${r2((after.ns - before.ns) / n / 1e6)} ms)`);
+  }
+  const lat = [...r.latencies].sort((a, b) => a - b);
+  const q = (p: number) => r2(lat[Math.min(lat.length - 1, Math.floor(p * lat.length))] ?? NaN);
+  const padded = p1.padded - p0.padded;
+  const real = p1.real - p0.real;
+  return [
+    `c=${c}: ${r2(r.items / seconds)} items/s, p50 ${q(0.5)} ms, p99 ${q(0.99)} ms, errors ${r.errors}`,
+    `  host CPU-ms per item ${per(total)} (${threads})`,
+    `  batches: mean ${r2(rowsRun / Math.max(1, execs))} rows; ${hist.join(', ')}`,
+    `  padding: padded ÷ real elements ${Number.isNaN(padded) ? 'n/a' : r2(padded / Math.max(1, real))}`,
+  ].join('\n');
+}
+
+/** One 1-thread session in this process: CPU-ms per item at `batch` (arrival and sorted order). */
+async function rawPoints(model: BenchModel, rows: Row[], batches: number[], seconds: number) {
+  const session = await ort.InferenceSession.create(model.modelPath, {
+    intraOpNumThreads: 1,
+    interOpNumThreads: 1,
+    graphOptimizationLevel: 'all',
+    executionMode: 'sequential',
+    extra: { session: { intra_op: { allow_spinning: '0' }, inter_op: { allow_spinning: '0' } } },
+  });
+  const lines: string[] = [];
+  try {
+    for (const b of batches) {
+      for (const sorted of b > 1 ? [false, true] : [false]) {
+        const feeds: Record<string, ort.Tensor>[] = [];
+        for (let w = 0; w < rows.length && feeds.length < 64; w += 256) {
+          const win = rows.slice(w, w + 256);
+          if (sorted) win.sort((x, y) => x.length - y.length);
+          for (let i = 0; i + b <= win.length; i += b) {
+            const part = win.slice(i, i + b);
+            const width = Math.max(...part.map((p) => p.length));
+            const ids = new BigInt64Array(b * width);
+            const mask = new BigInt64Array(b * width);
+            part.forEach((p, k) => {
+              ids.set(p.ids, k * width);
+              mask.fill(1n, k * width, k * width + p.length);
+            });
+            const t = (d: BigInt64Array) => new ort.Tensor('int64', d, [b, width]);
+            feeds.push({
+              input_ids: t(ids),
+              attention_mask: t(mask),
+              token_type_ids: t(new BigInt64Array(b * width)),
+            });
+          }
+        }
+        for (let i = 0; i < 3; i++) await session.run(feeds[i % feeds.length]!);
+        const cpu0 = process.cpuUsage();
+        const start = performance.now();
+        let items = 0;
+        let runs = 0;
+        while (performance.now() - start < seconds * 1000) {
+          await session.run(feeds[runs++ % feeds.length]!);
+          items += b;
+        }
+        const wall = performance.now() - start;
+        const cpu = process.cpuUsage(cpu0);
+        lines.push(
+          `raw b${b}${b > 1 ? (sorted ? ' sorted' : ' arrival') : ''} 1x1t: ${r2((items * 1000) / wall)} items/s, ` +
+            `${r2((cpu.user + cpu.system) / 1000 / items)} CPU-ms per item, ${r2(wall / runs)} ms per run`,
+        );
+      }
+    }
+  } finally {
+    await session.release();
+  }
+  return lines;
+}
+
+async function main(): Promise<void> {
+  const a = args(process.argv.slice(2));
+  ensureBuiltAndGenerated(a.models, MODEL);
+  const model = await loadBenchModel(a.models, MODEL, Number(VERSION));
+  const repo = repositoryVariant(a.models, MODEL, a.params, { instances: a.instances });
+  const out: string[] = [
+    `host-cost ${new Date().toISOString()}: ${a.instances} instance(s), parameters ${JSON.stringify(a.params)}, env ${JSON.stringify(a.env)}`,
+  ];
+  const { InferenceClient } = loadInferencePackage();
+  let host: BenchProcess | undefined;
+  try {
+    host = await startProcess(
+      'model-host',
+      'dist/apps/model-host/src/main.js',
+      ['--model-repository', repo.root, '--model-control-mode=explicit', `--load-model=${MODEL}`],
+      {
+        MODEL_HOST_HTTP_PORT: '0',
+        MODEL_HOST_GRPC_PORT: '0',
+        MODEL_HOST_METRICS_PORT: '0',
+        MODEL_HOST_ACCESS_LOG_SAMPLE: '0',
+        ...a.env,
+      },
+      ['http', 'grpc', 'metrics'],
+      undefined,
+      undefined,
+      a.cpuProf ? ['--cpu-prof', `--cpu-prof-dir=${a.cpuProf}`] : [],
+    );
+    await waitReady(`${host.urls.http}/healthz/ready`);
+    const idle0 = threadCpu(host.pid);
+    await new Promise((r) => setTimeout(r, 3000));
+    const idle = Object.values(diff(idle0, threadCpu(host.pid))).reduce((x, y) => x + y, 0);
+    out.push(`idle: ${r2((idle / 3) * 100)} % of one core over 3 s`);
+    const client = new InferenceClient(
+      host.urls.grpc!.replace(/^grpc:\/\//, ''),
+      grpc.credentials.createInsecure(),
+    ) as grpc.Client & Record<string, unknown>;
+    for (const mix of a.mixes) {
+      const rows = tokenize(model, buildCorpus(mix, 2000));
+      out.push(`## ${mix}`);
+      for (const c of a.levels) {
+        out.push(await hostPoint(host, client, rows, c, a.seconds));
+        process.stderr.write(`${out.at(-1)}\n`);
+      }
+      // After a load: the host should fall back to ~0 CPU (no spinning thread pools).
+      const i0 = threadCpu(host.pid);
+      await new Promise((r) => setTimeout(r, 2000));
+      const after = Object.values(diff(i0, threadCpu(host.pid))).reduce((x, y) => x + y, 0);
+      out.push(`idle after load: ${r2((after / 2) * 100)} % of one core over 2 s`);
+    }
+    client.close();
+  } finally {
+    await host?.stop('SIGTERM');
+    repo.remove();
+  }
+  if (a.rawBatches.length > 0) {
+    for (const mix of a.mixes) {
+      out.push(`## raw ORT, ${mix}`);
+      const rows = tokenize(model, buildCorpus(mix, 2000));
+      out.push(...(await rawPoints(model, rows, a.rawBatches, a.rawSeconds)));
+      process.stderr.write(`${out.at(-1)}\n`);
+    }
+  }
+  console.log(out.join('\n'));
+}
+
+main().catch((err: unknown) => {
+  console.error(err);
+  process.exit(1);
+});

@@ -21,6 +21,7 @@ import { buildCorpus, type TextMix } from '../router/bench-corpus';
 import { loadBenchModel, type BenchModel } from '../router/bench-model.loader';
 import { startProcess, waitReady, ROOT, type BenchProcess } from '../router/bench-processes';
 import { ensureBuiltAndGenerated, repositoryVariant } from '../router/bench-setup';
+import { summariseProfile, type SampleWindow } from '../router/profile';
 
 const MODEL = 'intent-zh';
 const VERSION = '2';
@@ -63,7 +64,7 @@ export function threadCpu(pid: number): Record<string, number> {
     }
     const comm = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
     const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    const name = tid === String(pid) ? 'main' : comm;
+    const name = tid === String(pid) ? 'main' : `${comm}#${tid}`;
     out[name] = (out[name] ?? 0) + (Number(f[11]) + Number(f[12])) / 100;
   }
   return out;
@@ -77,6 +78,9 @@ function diff(a: Record<string, number>, b: Record<string, number>): Record<stri
 }
 
 const r2 = (n: number) => Math.round(n * 100) / 100;
+
+/** Measured windows (monotonic µs), to cut start-up and idle time out of CPU profiles. */
+const windows: SampleWindow[] = [];
 
 interface BatchStat {
   batch_size: string;
@@ -106,7 +110,8 @@ async function padding(metrics: string): Promise<{ padded: number; real: number 
         (l) =>
           l.startsWith('mesh_host_batch_elements_total{') &&
           l.includes(`kind="${kind}"`) &&
-          l.includes(`model="${MODEL}"`),
+          l.includes(`model="${MODEL}"`) &&
+          l.includes(`version="${VERSION}"`),
       );
     return line ? Number(line.slice(line.lastIndexOf(' ') + 1)) : NaN;
   };
@@ -174,6 +179,7 @@ async function hostPoint(
   rows: Row[],
   c: number,
   seconds: number,
+  instances: number,
 ): Promise<string> {
   await closedLoop(client, rows, c, 1500);
   const [s0, p0, t0] = [
@@ -181,7 +187,9 @@ async function hostPoint(
     await padding(host.urls.metrics!),
     threadCpu(host.pid),
   ];
+  const fromUs = Number(process.hrtime.bigint() / 1000n);
   const r = await closedLoop(client, rows, c, seconds * 1000);
+  windows.push({ fromUs, toUs: Number(process.hrtime.bigint() / 1000n) });
   const [s1, p1, t1] = [
     await batchStats(host.urls.http!),
     await padding(host.urls.metrics!),
@@ -190,11 +198,13 @@ async function hostPoint(
   const cpu = diff(t0, t1);
   const total = Object.values(cpu).reduce((a, b) => a + b, 0);
   const per = (s: number) => r2((s * 1000) / Math.max(1, r.items));
-  const threads = Object.entries(cpu)
-    .filter(([, s]) => s > 0)
-    .sort((a, b) => b[1] - a[1])
-    .map(([k, s]) => `${k} ${per(s)}`)
-    .join(', ');
+  // The busiest non-main threads are the ORT session workers (one per instance).
+  const others = Object.entries(cpu)
+    .filter(([k]) => k !== 'main')
+    .sort((a, b) => b[1] - a[1]);
+  const workers = others.slice(0, instances).reduce((n, [, s]) => n + s, 0);
+  const rest = others.slice(instances).reduce((n, [, s]) => n + s, 0);
+  const threads = `event loop ${per(cpu.main ?? 0)}, ${instances} busiest threads (ORT workers) ${per(workers)}, other threads ${per(rest)}`;
   const hist: string[] = [];
   let rowsRun = 0;
   let execs = 0;
@@ -294,7 +304,6 @@ async function main(): Promise<void> {
         MODEL_HOST_HTTP_PORT: '0',
         MODEL_HOST_GRPC_PORT: '0',
         MODEL_HOST_METRICS_PORT: '0',
-        MODEL_HOST_ACCESS_LOG_SAMPLE: '0',
         ...a.env,
       },
       ['http', 'grpc', 'metrics'],
@@ -315,7 +324,7 @@ async function main(): Promise<void> {
       const rows = tokenize(model, buildCorpus(mix, 2000));
       out.push(`## ${mix}`);
       for (const c of a.levels) {
-        out.push(await hostPoint(host, client, rows, c, a.seconds));
+        out.push(await hostPoint(host, client, rows, c, a.seconds, a.instances));
         process.stderr.write(`${out.at(-1)}\n`);
       }
       // After a load: the host should fall back to ~0 CPU (no spinning thread pools).
@@ -328,6 +337,23 @@ async function main(): Promise<void> {
   } finally {
     await host?.stop('SIGTERM');
     repo.remove();
+  }
+  if (a.cpuProf && windows.length > 0) {
+    // Every thread writes its own profile; the window spans the measured points.
+    const window = { fromUs: windows[0]!.fromUs, toUs: windows.at(-1)!.toUs };
+    for (const file of readdirSync(a.cpuProf)
+      .filter((f) => f.endsWith('.cpuprofile'))
+      .sort()) {
+      const prof = JSON.parse(readFileSync(join(a.cpuProf, file), 'utf8')) as Parameters<
+        typeof summariseProfile
+      >[0];
+      const sum = summariseProfile(prof, window, 15);
+      out.push(
+        `### ${file}: ${sum.busySamples} busy samples, idle ${sum.idleShare} %`,
+        ...sum.frames.map((f) => `  ${f.share} %  ${f.frame}`),
+        `  packages: ${sum.packages.map((p) => `${p.frame} ${p.share} %`).join(', ')}`,
+      );
+    }
   }
   if (a.rawBatches.length > 0) {
     for (const mix of a.mixes) {

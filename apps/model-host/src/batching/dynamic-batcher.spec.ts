@@ -480,4 +480,26 @@ describe('DynamicBatcher', () => {
       await Promise.all(all);
     });
   });
+  it('pads no request beyond max_padding_ratio × its own length (no short filler in long batches)', async () => {
+    const h = harness(policy({ maxBatchSize: 8, maxPaddingRatio: 1.5 }));
+    const blocker = h.batcher.submit('blocker', 1, 0, 0, 10);
+    await flush();
+    // By the batch total, four 128s and a 40 would pass (640 padded ≤ 1.5 × 552 real); the
+    // 40 alone would be padded 3.2×.
+    const lengths: Array<[string, number]> = [
+      ['l1', 128],
+      ['l2', 128],
+      ['s40', 40],
+      ['l3', 128],
+      ['l4', 128],
+      ['s30', 30],
+    ];
+    const rest = lengths.map(([p, len]) => h.batcher.submit(p, 1, 0, 0, len));
+    await h.finishNext();
+    expect(h.payloads()[1]).toEqual(['l1', 'l2', 'l3', 'l4']);
+    await h.finishNext();
+    expect(h.payloads()[2]).toEqual(['s40', 's30']);
+    await h.finishNext();
+    await Promise.all([blocker, ...rest]);
+  });
 });

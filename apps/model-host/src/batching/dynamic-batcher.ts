@@ -174,10 +174,12 @@ export class DynamicBatcher<T> {
   }
 
   /**
-   * Which of the ordered requests to send now, or how long to wait. A request whose length
-   * would make the batch pad more than max_padding_ratio × its real tokens, or exceed
-   * max_batch_tokens padded elements, is left for a later batch, so short and long texts are
-   * not padded into one expensive batch.
+   * Which of the ordered requests to send now, or how long to wait. A request is left for a
+   * later batch when it would make any request of the batch (itself included) padded to more
+   * than max_padding_ratio × its own length — the longest at most ratio × the shortest — or the
+   * batch exceed max_batch_tokens padded elements. Bounding each request rather than the batch
+   * as a whole matters: by the batch total, a few long texts could take short ones as filler,
+   * each short one then costing a long one's compute.
    */
   private decide(
     order: QueuedItem<T>[],
@@ -187,8 +189,8 @@ export class DynamicBatcher<T> {
     const maxRows = this.rowCap(order);
     const chosen: QueuedItem<T>[] = [];
     let rows = 0;
-    let tokens = 0;
     let longest = 0;
+    let shortest = Infinity;
     let preferredAt = 0;
     let full = false;
     // One priority level per batch: an online request never waits for bulk rows computed
@@ -201,9 +203,13 @@ export class DynamicBatcher<T> {
         break;
       }
       const nextLongest = Math.max(longest, item.length);
-      const nextTokens = tokens + item.rows * item.length;
+      const nextShortest = Math.min(shortest, item.length);
       const padded = (rows + item.rows) * nextLongest;
-      if (chosen.length > 0 && p.maxPaddingRatio > 0 && padded > p.maxPaddingRatio * nextTokens) {
+      if (
+        chosen.length > 0 &&
+        p.maxPaddingRatio > 0 &&
+        nextLongest > p.maxPaddingRatio * nextShortest
+      ) {
         continue;
       }
       // Over the element budget the batch cannot grow much more: send it once formed.
@@ -213,8 +219,8 @@ export class DynamicBatcher<T> {
       }
       chosen.push(item);
       rows += item.rows;
-      tokens = nextTokens;
       longest = nextLongest;
+      shortest = nextShortest;
       if (p.preferredBatchSizes.includes(rows)) preferredAt = chosen.length;
     }
     if (full || rows >= maxRows) return { kind: 'send', items: chosen };

@@ -58,7 +58,11 @@ describe('model host over the wire (control mode none)', () => {
     ensureTinyModels();
     repo = makeRepository({
       sentiment: { from: 'sentiment-en' },
-      embed: { from: 'text-embed-zh' },
+      // Pads freely, so the trimming test below batches lengths 3, 9 and 17 together.
+      embed: {
+        from: 'text-embed-zh',
+        edit: (t) => `${t}\nparameters { key: "max_padding_ratio" value: { string_value: "0" } }\n`,
+      },
       'report-c': { from: 'sentiment-en', config: REPORT_C },
       torch: { from: 'sentiment-en', config: REPORT_A },
       badsha: {

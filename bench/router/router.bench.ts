@@ -137,7 +137,7 @@ async function main(): Promise<void> {
   log(`corpus token lengths: ${JSON.stringify(histograms)}; ${CORES} cores; load ${loadBefore}`);
   const prefix = `bench-router-${process.pid}`;
   // The mesh's host dispatches at once to an idle instance; the Triton-like one batches only
-  // equal shapes and always waits max_queue_delay for partners, as Triton does.
+  // equal shapes in arrival order and always waits max_queue_delay for partners, as Triton does.
   // One 1-thread instance per core: the best thread split of the raw-ORT ceiling, as
   // docs/models.md recommends for CPU hosts (intra-op threads default to cores ÷ instances).
   const meshRepo = repositoryVariant(
@@ -149,7 +149,7 @@ async function main(): Promise<void> {
   const tritonRepo = repositoryVariant(
     args.models,
     MODEL,
-    { dispatch_when_idle: 'false', max_padding_ratio: '1' },
+    { dispatch_when_idle: 'false', max_padding_ratio: '1', batch_order: 'arrival' },
     { instances: args.instances },
   );
   const all: BenchProcess[] = [];

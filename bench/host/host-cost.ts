@@ -1,6 +1,7 @@
 /**
  * `npm run bench:host-cost [-- --mix short,mixed --concurrency 1,32 --seconds 8
- * --raw-batches 1,8,16 --instances 2 --param key=value ... --env KEY=VALUE ... --cpu-prof DIR]`:
+ * --raw-batches 1,8,16 --instances 2 --param key=value ... --env KEY=VALUE ... --cpu-prof DIR
+ * --root OTHER_CHECKOUT]`:
  * where the model host's CPU per item goes, without the router in the way. Starts the built
  * host on the router benchmark's model (intent-zh v2 of .bench-models, one 1-thread instance
  * per core, dispatch_when_idle), sends each corpus text pre-tokenized to its own length over
@@ -49,6 +50,8 @@ function args(argv: string[]) {
     env: pairs('--env'),
     cpuProf: get('--cpu-prof'),
     models: get('--models') ?? join(ROOT, '.bench-models'),
+    /** Another checkout whose built host to measure (e.g. the main branch, for a before/after). */
+    root: get('--root') ?? ROOT,
   };
 }
 
@@ -291,7 +294,7 @@ async function main(): Promise<void> {
   const model = await loadBenchModel(a.models, MODEL, Number(VERSION));
   const repo = repositoryVariant(a.models, MODEL, a.params, { instances: a.instances });
   const out: string[] = [
-    `host-cost ${new Date().toISOString()}: ${a.instances} instance(s), parameters ${JSON.stringify(a.params)}, env ${JSON.stringify(a.env)}`,
+    `host-cost ${new Date().toISOString()}: host of ${a.root}, ${a.instances} instance(s), parameters ${JSON.stringify(a.params)}, env ${JSON.stringify(a.env)}`,
   ];
   const { InferenceClient } = loadInferencePackage();
   let host: BenchProcess | undefined;
@@ -308,7 +311,7 @@ async function main(): Promise<void> {
       },
       ['http', 'grpc', 'metrics'],
       undefined,
-      undefined,
+      a.root,
       a.cpuProf ? ['--cpu-prof', `--cpu-prof-dir=${a.cpuProf}`] : [],
     );
     await waitReady(`${host.urls.http}/healthz/ready`);

@@ -63,7 +63,7 @@ async function main(): Promise<void> {
     interOpThreads: 1,
     graphOptimizationLevel: 'all' as const,
   };
-  const budgetText = `1 session × intra-op ${budget.intraOpThreads} / inter-op 1 per arm, graph optimisation all; batches ≤ ${args.batchTokens} padded tokens and ≤ 1.5 × real tokens (host and raw alike)`;
+  const budgetText = `1 session × intra-op ${budget.intraOpThreads} / inter-op 1 per arm, graph optimisation all; batches ≤ ${args.batchTokens} padded tokens, no row padded beyond 1.25 × its length (host and raw alike)`;
   const loadStart = loadavg()[0] ?? 0;
   const corpus = buildCorpus(args.mix, 2000, 42);
   const hist = lengthHistogram(corpus, 32);

@@ -2,6 +2,9 @@ import * as ort from 'onnxruntime-node';
 import { bertInputs, type TokenRow } from './host-bench.corpus';
 import type { Step } from './host-bench.driver';
 
+/** The host's default `max_padding_ratio` (apps/model-host/src/repository/batching-policy.ts). */
+const MAX_PADDING_RATIO = 1.25;
+
 export interface ThreadBudget {
   intraOpThreads: number;
   interOpThreads: number;
@@ -24,8 +27,9 @@ export class RawOrtArm {
 
   /**
    * Each step runs up to `batch` rows as one padded batch, formed from the corpus stream with
-   * the host's rules (padded ≤ 1.5 × real tokens and ≤ `maxBatchTokens`; rows that do not fit
-   * wait for a later batch), so the ceiling pads no more than the host does.
+   * the host's default rules (no row padded beyond MAX_PADDING_RATIO × its own length, i.e.
+   * longest ≤ ratio × shortest, and ≤ `maxBatchTokens`; rows that do not fit wait for a later
+   * batch), so the ceiling pads no more than the host does.
    */
   step(corpus: readonly TokenRow[], batch: number, maxBatchTokens: number): Step {
     let next = 0;
@@ -33,22 +37,23 @@ export class RawOrtArm {
     const form = (): TokenRow[] => {
       const rows: TokenRow[] = [];
       const skipped: TokenRow[] = [];
-      let tokens = 0;
       let longest = 0;
+      let shortest = Infinity;
       const candidates = () =>
         deferred.length > 0 ? deferred.shift()! : corpus[next++ % corpus.length]!;
       for (let scanned = 0; rows.length < batch && scanned < batch * 4; scanned++) {
         const row = candidates();
         const l = Math.max(longest, row.length);
+        const s = Math.min(shortest, row.length);
         const padded = (rows.length + 1) * l;
-        const tooPadded = padded > 1.5 * (tokens + row.length);
+        const tooPadded = l > MAX_PADDING_RATIO * s;
         if (rows.length > 0 && (tooPadded || (maxBatchTokens > 0 && padded > maxBatchTokens))) {
           skipped.push(row);
           continue;
         }
         rows.push(row);
-        tokens += row.length;
         longest = l;
+        shortest = s;
       }
       deferred = [...skipped, ...deferred];
       return rows;

@@ -320,7 +320,7 @@ async function closedLoop(
     router: {
       shot: (i) => post(`${p.router.url}/v1/predict`, body(i), KEY),
       pids: { router: p.router.pid, host: p.hostMesh.pid },
-      note: 'HTTP → router → KServe gRPC → host (dispatch when idle, padding ratio 1.5)',
+      note: 'HTTP → router → KServe gRPC → host (dispatch when idle, balanced instances, length-ordered batches, no request padded beyond 1.25×)',
     },
     ...(p.routerQuiet && {
       'router-nosignals': {

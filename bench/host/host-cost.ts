@@ -124,7 +124,7 @@ async function padding(metrics: string): Promise<{ padded: number; real: number 
 function tokenize(model: BenchModel, corpus: string[]): Row[] {
   return corpus.map((text) => {
     const enc = model.pre.encode([{ text }]);
-    return { ids: enc.inputIds.data as BigInt64Array, length: enc.inputIds.shape[1] ?? 0 };
+    return { ids: enc.inputIds.data, length: enc.inputIds.shape[1] ?? 0 };
   });
 }
 

@@ -82,7 +82,7 @@ async function main(): Promise<void> {
   try {
     for (const mix of mixes) {
       const rows = buildCorpus(mix, 500).map((text) => {
-        const ids = model.pre.encode([{ text }]).inputIds.data as BigInt64Array;
+        const ids = model.pre.encode([{ text }]).inputIds.data;
         return ids.slice().buffer;
       });
       const run = async (label: string, workers: Worker[]) => {

@@ -92,4 +92,47 @@ describe('ModelVersionRuntime', () => {
     executor.finish(3);
     await expect(Promise.all(answers)).resolves.toHaveLength(4);
   });
+  it('counts the padded and the real elements of each executed batch', async () => {
+    const padded: ModelVersionSpec = {
+      ...spec,
+      maxBatchSize: 4,
+      inputs: [{ name: 'x', datatype: 'FP32', dims: [-1] }],
+      outputs: [{ name: 'y', datatype: 'FP32', dims: [1] }],
+      batching: { ...batching, maxBatchSize: 4, maxPaddingRatio: 0 },
+    };
+    const executor = new HeldInstances(1);
+    const registry = new Registry();
+    const runtime = new ModelVersionRuntime(padded, executor, new HostMetrics(registry));
+    const row = (id: string, length: number) => ({
+      ...request(id),
+      inputs: [
+        {
+          name: 'x',
+          datatype: 'FP32' as const,
+          shape: [1, length],
+          data: new Uint8Array(4 * length),
+        },
+      ],
+    });
+    const answers = [runtime.infer(row('a', 2))];
+    await turn();
+    // 'a' runs alone; 'b' (3) and 'c' (5) queue behind it and go as one batch padded to 5.
+    answers.push(runtime.infer(row('b', 3)), runtime.infer(row('c', 5)));
+    executor.finish(0);
+    await turn();
+    expect(executor.started).toHaveLength(2);
+    executor.started[1]!({
+      outputs: [{ name: 'y', type: 'float32', dims: [2, 1], buffer: new ArrayBuffer(8) }],
+      inputNs: 0,
+      inferNs: 0,
+      outputNs: 0,
+    });
+    await Promise.all(answers);
+    const text = await registry.getSingleMetricAsString('mesh_host_batch_elements_total');
+    // a: 2 padded, 2 real; b + c: 2 rows × 5 = 10 padded, 8 real.
+    expect(text).toContain(
+      'mesh_host_batch_elements_total{model="m",version="1",kind="padded"} 12',
+    );
+    expect(text).toContain('mesh_host_batch_elements_total{model="m",version="1",kind="real"} 10');
+  });
 });

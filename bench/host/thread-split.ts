@@ -1,5 +1,5 @@
 /**
- * `npm run bench:thread-split [-- --mix short,mixed --seconds 4]`: raw ORT, batch 1, on the
+ * `npm run bench:thread-split [-- --mix short,mixed --seconds 4 --repeat 1 --spin]`: raw ORT, batch 1, on the
  * router benchmark's model, in worker threads as the host runs it. Answers whether an instance
  * should run a lone request on a 2-intra-op-thread session: latency of a 1-thread vs a 2-thread
  * run while the other worker is idle, CPU per item of each, and what happens when a 2-thread run
@@ -21,7 +21,7 @@ const ort = require(workerData.ort);
   const session = await ort.InferenceSession.create(workerData.modelPath, {
     intraOpNumThreads: workerData.threads, interOpNumThreads: 1, graphOptimizationLevel: 'all',
     executionMode: 'sequential',
-    extra: { session: { intra_op: { allow_spinning: '0' }, inter_op: { allow_spinning: '0' } } },
+    extra: { session: { intra_op: { allow_spinning: workerData.spin }, inter_op: { allow_spinning: workerData.spin } } },
   });
   parentPort.on('message', async (job) => {
     const feeds = job.rows.map((r) => {
@@ -67,10 +67,15 @@ async function main(): Promise<void> {
   const models = join(ROOT, '.bench-models');
   ensureBuiltAndGenerated(models, 'intent-zh');
   const model = await loadBenchModel(models, 'intent-zh', 2);
-  const spawn = async (threads: number) => {
+  const spawn = async (threads: number, spin = false) => {
     const w = new Worker(WORKER, {
       eval: true,
-      workerData: { modelPath: model.modelPath, threads, ort: require.resolve('onnxruntime-node') },
+      workerData: {
+        modelPath: model.modelPath,
+        threads,
+        spin: spin ? '1' : '0',
+        ort: require.resolve('onnxruntime-node'),
+      },
     });
     await once<string>(w);
     return w;
@@ -78,6 +83,7 @@ async function main(): Promise<void> {
   // The host's layout: one worker per core; each could also hold a 2-thread session.
   const one = [await spawn(1), await spawn(1)];
   const two = await spawn(availableParallelism());
+  const spinning = argv.includes('--spin') ? await spawn(availableParallelism(), true) : undefined;
   console.log(`thread-split ${new Date().toISOString()}: ${availableParallelism()} cores`);
   try {
     for (const mix of mixes) {
@@ -108,10 +114,11 @@ async function main(): Promise<void> {
         await run('2 threads alone (1-thread workers idle)', [two]);
         await run('two 1-thread workers back to back', one);
         await run('2-thread + 1-thread back to back (overlap)', [two, one[1]!]);
+        if (spinning) await run('2 threads spinning alone', [spinning]);
       }
     }
   } finally {
-    await Promise.all([...one, two].map((w) => w.terminate()));
+    await Promise.all([...one, two, ...(spinning ? [spinning] : [])].map((w) => w.terminate()));
   }
 }
 

@@ -48,6 +48,19 @@ const routerEnv = {
     .min(0, 'must be at least 0')
     .max(4096, 'must be at most 4096')
     .default(0),
+  /**
+   * Request coalescing (ADR 0012): concurrent single predicts of one model version, in the
+   * same length bucket, go to the backend as one batched ModelInfer. `off` sends one call each.
+   */
+  ROUTER_COALESCE: z.enum(['on', 'off']).default('on'),
+  /** Calls per version in flight before new predicts wait to be merged (none wait below it). */
+  ROUTER_COALESCE_IN_FLIGHT: positiveInt(2, 1024),
+  /** Most predicts in one merged call (also capped by the model's max_batch_size). */
+  ROUTER_COALESCE_MAX_ROWS: positiveInt(64, 4096),
+  /** Most padded tokens (rows × bucketed length) in one merged call. */
+  ROUTER_COALESCE_MAX_TOKENS: positiveInt(8192, 1_048_576),
+  /** Length bucket in tokens: only predicts whose lengths round up to the same multiple merge. */
+  ROUTER_COALESCE_BUCKET: positiveInt(16, 4096),
   /** Share (0-1) of successful requests written to the access log; errors are always written. */
   ROUTER_ACCESS_LOG_SAMPLE: fraction(1),
   ...jobsEnv,

@@ -42,6 +42,7 @@ import { AccessLog } from './core/access.log';
 import { RouteEditChecker } from './admin/route-edit.checker';
 import { AdmissionService } from './core/admission.service';
 import { CallerService } from './core/caller.service';
+import { CoalescedInference } from './core/coalesced.inference';
 import { HeartbeatPublisher } from './core/heartbeat.publisher';
 import { PredictService } from './core/predict.service';
 import { ResponseCacheRegistry } from './core/response-cache.registry';
@@ -215,6 +216,19 @@ export class RouterModule implements OnApplicationShutdown {
               m,
               new ShadowMirror(b, m, undefined, recorder),
               (v) => batchBound(config, v.maxLength),
+              config.ROUTER_COALESCE === 'on'
+                ? new CoalescedInference(
+                    b,
+                    {
+                      maxInFlight: config.ROUTER_COALESCE_IN_FLIGHT,
+                      maxRows: config.ROUTER_COALESCE_MAX_ROWS,
+                      maxTokens: config.ROUTER_COALESCE_MAX_TOKENS,
+                      bucket: config.ROUTER_COALESCE_BUCKET,
+                      deadlineMs: config.KSERVE_DEADLINE_MS,
+                    },
+                    (v, requests) => m.coalesced(v.model, v.version, requests),
+                  )
+                : undefined,
             ),
         },
         {

@@ -7,6 +7,8 @@ export interface InferenceMeta {
   traceparent: string | undefined;
   /** Triton priority level: 1 for online answers, 2 for shadow copies (and bulk jobs). */
   priority: 1 | 2;
+  /** Overall budget of the call; default the backends' KSERVE_DEADLINE_MS. */
+  deadlineMs?: number;
 }
 
 /** Sends one encoded batch to a backend serving the version and returns its float output. */

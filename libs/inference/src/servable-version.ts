@@ -50,6 +50,11 @@ export class ServableVersion implements InputCapabilities {
     return this.pre.encode(items);
   }
 
+  /** Batches of this version as one call's tensors, each row padded to the longest. */
+  merge(batches: readonly EncodedBatch[]): EncodedBatch {
+    return this.pre.merge(batches);
+  }
+
   tokenize(item: TextInput): TokenizeResult {
     return this.pre.tokenize(item);
   }

@@ -45,6 +45,11 @@ export class BatchEncoder {
     this.guard = new TextInputGuard(options.hardMaxChars);
   }
 
+  /** The id padding positions carry in input ids (mask and type ids pad with 0). */
+  get padId(): number {
+    return this.tokenizer.padId;
+  }
+
   encode(inputs: readonly TextInput[]): EncodedBatch {
     if (inputs.length === 0) this.guard.fail('a batch needs at least one text');
     const rows = inputs.map((input, i) => this.row(input, i));

@@ -7,6 +7,7 @@ export {
   pairCapabilityError,
   type InputCapabilities,
 } from './input-capability';
+export { mergeBatches, splitOutput } from './encoded-batch.merge';
 export { ModelVersionPreprocessor } from './model-version.preprocessor';
 export { OutputPostprocessor } from './output.postprocessor';
 export { PipelineRegistry, type PipelineDefinition } from './pipeline.registry';

@@ -1,5 +1,6 @@
 import type { PreprocessManifest } from '@mesh/model-repository';
 import type { BatchEncoder } from './batch.encoder';
+import { mergeBatches } from './encoded-batch.merge';
 import type { OutputPostprocessor } from './output.postprocessor';
 import type { PipelineDefinition } from './pipeline.registry';
 import type {
@@ -28,6 +29,11 @@ export class ModelVersionPreprocessor {
   /** INT64 tensors for a batch (see EncodedBatch); throws InputTooLargeError / InputValidationError. */
   encode(inputs: readonly TextInput[]): EncodedBatch {
     return this.encoder.encode(inputs);
+  }
+
+  /** Several batches as one call's tensors (see mergeBatches), e.g. coalesced requests. */
+  merge(batches: readonly EncodedBatch[]): EncodedBatch {
+    return mergeBatches(batches, this.encoder.padId);
   }
 
   /** Classification labels by output index (empty for embeddings or without labels.txt). */

@@ -65,6 +65,41 @@ describe('TenantRateLimiter (real Redis)', () => {
     expect(decisions.filter((d) => d.allowed)).toHaveLength(3);
   });
 
+  it('leases blocks: two routers never admit more than the window, and lose at most a lease each', async () => {
+    const keyPrefix = freshPrefix();
+    // 1000 points per 10 s window; leases of 10 points (1 %).
+    const big = { name: 'acme', rateLimit: { requestsPerSecond: 100, burst: 1000 } };
+    const [a, b] = await Promise.all(
+      [0, 1].map(async () => new TenantRateLimiter(await connect(), { keyPrefix })),
+    );
+    const decisions = await Promise.all(
+      Array.from({ length: 1500 }, (_, i) => (i % 3 === 0 ? a! : b!).consume(big)),
+    );
+    const allowed = decisions.filter((d) => d.allowed).length;
+    expect(allowed).toBeLessThanOrEqual(1000);
+    expect(allowed).toBeGreaterThanOrEqual(1000 - 2 * 10);
+    const redis = await connect();
+    const counted = Number(await redis.get(`${keyPrefix}:ratelimit:1000x10s:acme`));
+    expect(counted).toBeGreaterThanOrEqual(1000);
+  });
+
+  it('spends leased points without a Redis call per request', async () => {
+    const keyPrefix = freshPrefix();
+    const redis = await connect();
+    const limiter = new TenantRateLimiter(redis, { keyPrefix });
+    const big = { name: 'acme', rateLimit: { requestsPerSecond: 5000, burst: 10000 } };
+    let evals = 0;
+    const original = redis.eval.bind(redis);
+    redis.eval = ((...args: Parameters<typeof redis.eval>) => {
+      evals += 1;
+      return original(...args);
+    }) as typeof redis.eval;
+    for (let i = 0; i < 1000; i++) expect((await limiter.consume(big)).allowed).toBe(true);
+    // Leases of 100 points: about one call per 100 requests (plus the one ahead of need).
+    expect(evals).toBeLessThanOrEqual(12);
+    expect(evals).toBeGreaterThanOrEqual(10);
+  });
+
   it('counts tenants separately and keeps keys under the mesh prefix', async () => {
     const keyPrefix = freshPrefix();
     const redis = await connect();

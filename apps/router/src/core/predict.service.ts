@@ -5,6 +5,7 @@ import type { InferenceGateway, ServableVersion } from '@mesh/inference';
 import { describeError } from '../errors/error-view';
 import { BatchTooLargeError } from '../errors/router.errors';
 import { AdmissionService } from './admission.service';
+import type { CoalescedInference } from './coalesced.inference';
 import type {
   CallContext,
   PredictBatchCommand,
@@ -37,6 +38,8 @@ export class PredictService {
     private readonly metrics: RouterMetrics,
     private readonly shadows: ShadowMirror,
     private readonly maxBatch: (version: ServableVersion) => number,
+    /** Merges concurrent single predicts of a version into shared calls; absent = one call each. */
+    private readonly coalesced?: CoalescedInference,
   ) {}
 
   predict(ctx: CallContext, tenant: Tenant, cmd: PredictCommand): Promise<PredictResult> {
@@ -192,11 +195,20 @@ export class PredictService {
     let t = performance.now();
     const batch: EncodedBatch = version.encode(inputs);
     t = this.lap('tokenize', version, t);
-    const output = await this.inference.infer(version, batch, {
-      requestId: ctx.requestId,
-      traceparent: ctx.traceparent,
-      priority,
-    });
+    // Online single predicts may share a call with concurrent ones; several texts are already
+    // a batch of their own (bulk class, priority 2) and go as they are.
+    const output =
+      this.coalesced && priority === 1 && version.maxBatchSize > 1
+        ? await this.coalesced.infer(version, batch, {
+            requestId: ctx.requestId,
+            traceparent: ctx.traceparent,
+            ...(ctx.signal ? { signal: ctx.signal } : {}),
+          })
+        : await this.inference.infer(version, batch, {
+            requestId: ctx.requestId,
+            traceparent: ctx.traceparent,
+            priority,
+          });
     t = this.lap('infer', version, t);
     const predictions = version.postprocess(output, batch);
     this.lap('postprocess', version, t);

@@ -28,6 +28,7 @@ export class RouterMetrics {
   private readonly cache: Counter<'model' | 'version' | 'result'>;
   private readonly shadowRequests: Counter<'model' | 'version' | 'outcome'>;
   private readonly shadowAgree: Counter<'model' | 'version' | 'agree'>;
+  private readonly merged: Histogram<'model' | 'version'>;
 
   constructor(
     registry: Registry,
@@ -86,6 +87,18 @@ export class RouterMetrics {
       labelNames: ['model', 'version', 'agree'],
       registers: [registry],
     });
+    this.merged = new Histogram({
+      name: 'mesh_router_coalesced_requests',
+      help: 'Single predicts carried by one backend call when coalescing is on (1 = sent alone)',
+      labelNames: ['model', 'version'],
+      buckets: [1, 2, 4, 8, 16, 32, 64, 128],
+      registers: [registry],
+    });
+  }
+
+  /** One backend call went out carrying `requests` coalesced predicts. */
+  coalesced(model: string, version: number, requests: number): void {
+    this.merged.observe({ model, version: String(version) }, requests);
   }
 
   /** A request got its version: counted in flight until `request` reports it finished. */

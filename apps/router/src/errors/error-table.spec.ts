@@ -24,7 +24,12 @@ import { InputTooLargeError, InputValidationError, OutputShapeError } from '@mes
 import { BadBackendResponseError } from '@mesh/inference';
 import { ERROR_TABLE } from './error-table';
 import { describeError, errorBody } from './error-view';
-import { BatchTooLargeError, PayloadTooLargeError, RequestValidationError } from './router.errors';
+import {
+  BatchTooLargeError,
+  CallCancelledError,
+  PayloadTooLargeError,
+  RequestValidationError,
+} from './router.errors';
 
 const cases: [string, unknown, string, number, GrpcStatus][] = [
   [
@@ -64,6 +69,7 @@ const cases: [string, unknown, string, number, GrpcStatus][] = [
     404,
     GrpcStatus.NOT_FOUND,
   ],
+  ['caller left', new CallCancelledError(), 'CANCELLED', 499, GrpcStatus.CANCELLED],
   ['stale epoch', new EpochConflictError(1, 2), 'EPOCH_CONFLICT', 409, GrpcStatus.ABORTED],
   [
     'body over limit',

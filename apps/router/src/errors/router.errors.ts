@@ -86,3 +86,12 @@ export class MethodNotAllowedError extends RouterError {
     super(`method ${method} is not allowed here (allowed: ${allow.join(', ')})`);
   }
 }
+
+/** The caller went away (closed the connection or cancelled the call) before its answer. */
+export class CallCancelledError extends RouterError {
+  readonly code = 'CANCELLED';
+
+  constructor() {
+    super('the caller cancelled the request');
+  }
+}

@@ -1,5 +1,5 @@
-import { Body, Controller, Get, HttpCode, Post, Req } from '@nestjs/common';
-import type { FastifyRequest } from 'fastify';
+import { Body, Controller, Get, HttpCode, Post, Req, Res } from '@nestjs/common';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { CallerService } from '../core/caller.service';
 import type {
   CallContext,
@@ -27,8 +27,13 @@ export class PredictController {
 
   @Post('predict')
   @HttpCode(200)
-  async predict(@Req() req: FastifyRequest, @Body() body: unknown): Promise<object> {
+  async predict(
+    @Req() req: FastifyRequest,
+    @Res({ passthrough: true }) reply: FastifyReply,
+    @Body() body: unknown,
+  ): Promise<object> {
     const ctx = contextOf(req);
+    ctx.signal = abortedOnClose(reply);
     const tenant = this.callers.authenticate(ctx);
     const result = await this.predictor.predict(ctx, tenant, parseRequest(predictSchema, body));
     return predictJson(result);
@@ -66,6 +71,18 @@ function contextOf(req: FastifyRequest): CallContext {
   const ctx = callContext('http', (name) => req.headers[name], req.meshReceivedAt);
   req.meshCall = ctx;
   return ctx;
+}
+
+/**
+ * Aborts when the connection closes before the answer is written: a predict still waiting to
+ * be merged into a backend call then leaves its batch.
+ */
+function abortedOnClose(reply: FastifyReply): AbortSignal {
+  const controller = new AbortController();
+  reply.raw.once('close', () => {
+    if (!reply.raw.writableFinished) controller.abort();
+  });
+  return controller.signal;
 }
 
 /** The JSON shape of one prediction: classification fields or an embedding. */

@@ -1,0 +1,102 @@
+import { BackendError } from '@mesh/kserve';
+import {
+  BadBackendResponseError,
+  type InferenceGateway,
+  type ServableVersion,
+} from '@mesh/inference';
+import { splitOutput, type EncodedBatch, type OutputTensor } from '@mesh/preprocessing';
+import { status as GrpcStatus } from '@grpc/grpc-js';
+import { CallCancelledError } from '../errors/router.errors';
+import { RequestCoalescer } from './request.coalescer';
+
+export interface CoalescingOptions {
+  /** Calls per version in flight before requests wait to be merged (ROUTER_COALESCE_IN_FLIGHT). */
+  maxInFlight: number;
+  /** Rows of one merged call (ROUTER_COALESCE_MAX_ROWS; also the model's max_batch_size). */
+  maxRows: number;
+  /** Padded tokens of one merged call (ROUTER_COALESCE_MAX_TOKENS). */
+  maxTokens: number;
+  /** Length bucket: only requests whose lengths round up to the same multiple merge. */
+  bucket: number;
+  /** A caller's whole budget, waiting included (KSERVE_DEADLINE_MS). */
+  deadlineMs: number;
+  now?: () => number;
+}
+
+export interface CoalescedCall {
+  requestId: string;
+  traceparent: string | undefined;
+  /** Aborts when the caller leaves. */
+  signal?: AbortSignal;
+}
+
+interface Part {
+  version: ServableVersion;
+  batch: EncodedBatch;
+  call: CoalescedCall;
+}
+
+/** Called once per backend call with how many requests it carried (metrics). */
+export type MergedObserver = (version: ServableVersion, requests: number, rows: number) => void;
+
+/**
+ * Online predicts of one model version merged into shared ModelInfer calls (see
+ * RequestCoalescer and ADR 0012): each caller encodes its own text; concurrent callers whose
+ * lengths fall in the same bucket go out as one batch padded to the longest among them, and
+ * each gets its own rows of the output back. The merged call carries the first caller's
+ * request id and trace context.
+ */
+export class CoalescedInference {
+  private readonly coalescer: RequestCoalescer<Part, OutputTensor>;
+
+  constructor(
+    private readonly gateway: InferenceGateway,
+    private readonly options: CoalescingOptions,
+    private readonly observe: MergedObserver = () => undefined,
+  ) {
+    this.coalescer = new RequestCoalescer<Part, OutputTensor>(
+      (_lane, parts, deadlineMs) => this.run(parts, deadlineMs),
+      options,
+      {
+        expired: () =>
+          new BackendError(
+            'router',
+            'ModelInfer',
+            GrpcStatus.DEADLINE_EXCEEDED,
+            'deadline passed while waiting to be merged',
+          ),
+        cancelled: () => new CallCancelledError(),
+        mismatch: (got, want) =>
+          new BadBackendResponseError(`merged call answered ${got} parts for ${want}`),
+      },
+    );
+  }
+
+  infer(version: ServableVersion, batch: EncodedBatch, call: CoalescedCall): Promise<OutputTensor> {
+    const bucket = Math.ceil(batch.seqLength / this.options.bucket);
+    const now = (this.options.now ?? Date.now)();
+    return this.coalescer.submit(`${version.model}\u0000${version.version}`, {
+      group: String(bucket),
+      payload: { version, batch, call },
+      rows: batch.batchSize,
+      tokens: batch.batchSize * bucket * this.options.bucket,
+      deadlineAt: now + this.options.deadlineMs,
+      maxRows: Math.max(1, version.maxBatchSize),
+      ...(call.signal ? { signal: call.signal } : {}),
+    });
+  }
+
+  private async run(parts: Part[], deadlineMs: number): Promise<OutputTensor[]> {
+    const first = parts[0]!;
+    const batches = parts.map((p) => p.batch);
+    const merged = parts.length === 1 ? first.batch : first.version.merge(batches);
+    this.observe(first.version, parts.length, merged.batchSize);
+    const output = await this.gateway.infer(first.version, merged, {
+      requestId: first.call.requestId,
+      traceparent: first.call.traceparent,
+      priority: 1,
+      deadlineMs,
+    });
+    return splitOutput(output, batches);
+  }
+}

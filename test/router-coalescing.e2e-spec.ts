@@ -1,0 +1,81 @@
+/* eslint-disable @typescript-eslint/no-explicit-any -- wire JSON is untyped by nature */
+import { uniquePrefix } from './support/app-process';
+import { ACME_KEY, call, metricSum, startMesh, type Mesh } from './router-e2e.helpers';
+
+jest.setTimeout(90_000);
+
+const prefix = uniquePrefix(__filename);
+/** Short texts of one 16-token length bucket, so concurrent ones may share a call. */
+const TEXTS = Array.from({ length: 24 }, (_, i) => `帮我查一下订单${i}的物流状态`);
+
+let mesh: Mesh;
+
+beforeAll(async () => {
+  // One call per version in flight: every predict that arrives meanwhile waits to be merged.
+  mesh = await startMesh(prefix, {
+    routerEnv: { ROUTER_COALESCE: 'on', ROUTER_COALESCE_IN_FLIGHT: '1' },
+  });
+}, 120_000);
+
+afterAll(async () => {
+  await mesh?.stop();
+});
+
+const predict = (text: string) =>
+  call(mesh.http, 'POST', '/v1/predict', { key: ACME_KEY, body: { task: 'intent', text } });
+
+/** Requests, items and executions the host counted for intent-zh v2. */
+async function hostStats(): Promise<{ requests: number; items: number; executions: number }> {
+  const res = await fetch(`${mesh.host.urls.http}/v2/models/intent-zh/versions/2/stats`);
+  const s = ((await res.json()) as any).model_stats[0];
+  return {
+    requests: Number(s.inference_stats.success.count),
+    items: Number(s.inference_count),
+    executions: Number(s.execution_count),
+  };
+}
+
+describe('router request coalescing (router + model host over the wire)', () => {
+  it('answers concurrent predicts exactly as sequential ones, in fewer backend calls', async () => {
+    const sequential: any[] = [];
+    for (const text of TEXTS) {
+      const r = await predict(text);
+      expect(r.status).toBe(200);
+      sequential.push(r.body);
+    }
+    const before = await hostStats();
+    const metricsBefore = await (await fetch(`${mesh.http}/metrics`)).text();
+
+    const concurrent = await Promise.all(TEXTS.map(predict));
+
+    expect(concurrent.map((r) => r.status)).toEqual(TEXTS.map(() => 200));
+    const strip = ({ latencyMs: _, ...rest }: any) => rest;
+    expect(concurrent.map((r) => strip(r.body))).toEqual(sequential.map(strip));
+
+    const after = await hostStats();
+    expect(after.items - before.items).toBe(TEXTS.length);
+    // The host received fewer requests than the router did: the router merged them.
+    expect(after.requests - before.requests).toBeLessThan(TEXTS.length);
+    expect(after.executions - before.executions).toBeLessThan(TEXTS.length);
+
+    const metricsAfter = await (await fetch(`${mesh.http}/metrics`)).text();
+    const labels = { model: 'intent-zh', version: '2' };
+    const carried =
+      metricSum(metricsAfter, 'mesh_router_coalesced_requests_sum', labels) -
+      metricSum(metricsBefore, 'mesh_router_coalesced_requests_sum', labels);
+    const calls =
+      metricSum(metricsAfter, 'mesh_router_coalesced_requests_count', labels) -
+      metricSum(metricsBefore, 'mesh_router_coalesced_requests_count', labels);
+    expect(carried).toBe(TEXTS.length);
+    expect(calls).toBe(after.requests - before.requests);
+  });
+
+  it('keeps per-request answers for texts of different length buckets sent together', async () => {
+    const texts = TEXTS.slice(0, 6).map((t, i) => (i % 2 === 0 ? t : t.repeat(4)));
+    const sequential: any[] = [];
+    for (const text of texts) sequential.push((await predict(text)).body);
+    const concurrent = await Promise.all(texts.map(predict));
+    const strip = ({ latencyMs: _, ...rest }: any) => rest;
+    expect(concurrent.map((r) => strip(r.body))).toEqual(sequential.map(strip));
+  });
+});

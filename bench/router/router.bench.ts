@@ -39,11 +39,18 @@ interface Args {
   /** Model instances of both hosts (`--instances`, default one per core). */
   instances: number;
   arms: string[];
+  /** `--skip-ceiling` / `--skip-open`: leave out the raw-ORT and open-loop arms (short runs). */
+  skipCeiling: boolean;
+  skipOpen: boolean;
 }
 
-const CLOSED_ARMS = ['router', 'router-grpc', 'router-triton', 'naive-peer'];
-/** Opt-in arms (`--arms`): the mesh router with traffic signals off, to price recording them. */
-const EXTRA_ARMS = ['router-nosignals'];
+/** `router-nocoalesce`: the same router with ROUTER_COALESCE=off, so coalescing shows side by side. */
+const CLOSED_ARMS = ['router', 'router-nocoalesce', 'router-grpc', 'router-triton', 'naive-peer'];
+/**
+ * Opt-in arms (`--arms`): the mesh router with traffic signals off, to price recording them,
+ * and gRPC into the router with coalescing off.
+ */
+const EXTRA_ARMS = ['router-nosignals', 'router-grpc-nocoalesce'];
 
 function parseArgs(argv: string[]): Args {
   const get = (flag: string) => {
@@ -68,6 +75,8 @@ function parseArgs(argv: string[]): Args {
     reps: Number(get('--reps') ?? 3),
     arms,
     instances: Number(get('--instances') ?? CORES),
+    skipCeiling: argv.includes('--skip-ceiling'),
+    skipOpen: argv.includes('--skip-open'),
   };
 }
 
@@ -111,6 +120,8 @@ interface Procs {
   routerTriton: BenchProcess;
   /** Started only when `--arms` names `router-nosignals`. */
   routerQuiet?: BenchProcess;
+  /** Started only when `--arms` names a `*-nocoalesce` arm. */
+  routerPlain?: BenchProcess;
   peer: BenchProcess;
 }
 
@@ -200,9 +211,14 @@ async function main(): Promise<void> {
         })
       : undefined;
     if (routerQuiet) all.push(routerQuiet);
+    const routerPlain = args.arms.some((a) => a.endsWith('-nocoalesce'))
+      ? await router('router-nocoalesce', hostMesh, meshRepo.root, 0, { ROUTER_COALESCE: 'off' })
+      : undefined;
+    if (routerPlain) all.push(routerPlain);
     await waitReady(`${routerMesh.url}/healthz/ready`);
     await waitReady(`${routerTriton.url}/healthz/ready`);
     if (routerQuiet) await waitReady(`${routerQuiet.url}/healthz/ready`);
+    if (routerPlain) await waitReady(`${routerPlain.url}/healthz/ready`);
     const peer = await startProcess(
       'naive-peer',
       'dist/bench/router/naive-peer.server.js',
@@ -217,13 +233,15 @@ async function main(): Promise<void> {
       router: routerMesh,
       routerTriton,
       routerQuiet,
+      routerPlain,
       peer,
     };
     const points: BenchPoint[] = [];
     for (const mix of args.mixes) {
-      points.push(...(await ceiling(args, model, corpora[mix], mix)));
+      if (!args.skipCeiling) points.push(...(await ceiling(args, model, corpora[mix], mix)));
       points.push(...(await closedLoop(args, corpora[mix], mix, procs)));
-      points.push(...(await openLoopPoints(args, corpora[mix], mix, procs, points)));
+      if (!args.skipOpen)
+        points.push(...(await openLoopPoints(args, corpora[mix], mix, procs, points)));
     }
     const report: BenchReport = {
       name: args.name,
@@ -313,6 +331,7 @@ async function closedLoop(
 ): Promise<BenchPoint[]> {
   const body = (i: number) => JSON.stringify({ task: TASK, text: corpus[i % corpus.length] });
   const grpc = new RouterGrpcClient(p.router.urls.grpc!, KEY);
+  const plainGrpc = p.routerPlain && new RouterGrpcClient(p.routerPlain.urls.grpc!, KEY);
   const arms: Record<
     string,
     { shot: (i: number) => Promise<void>; pids: Record<string, number>; note: string }
@@ -320,13 +339,25 @@ async function closedLoop(
     router: {
       shot: (i) => post(`${p.router.url}/v1/predict`, body(i), KEY),
       pids: { router: p.router.pid, host: p.hostMesh.pid },
-      note: 'HTTP → router → KServe gRPC → host (dispatch when idle, balanced instances, length-ordered batches, no request padded beyond 1.25×)',
+      note: 'HTTP → router (coalescing on, the default) → KServe gRPC → host (dispatch when idle, balanced instances, length-ordered batches, no request padded beyond 1.25×)',
     },
     ...(p.routerQuiet && {
       'router-nosignals': {
         shot: (i: number) => post(`${p.routerQuiet!.url}/v1/predict`, body(i), KEY),
         pids: { router: p.routerQuiet.pid, host: p.hostMesh.pid },
         note: 'as router, with ROUTER_TRAFFIC_SIGNALS=off (same host)',
+      },
+    }),
+    ...(p.routerPlain && {
+      'router-nocoalesce': {
+        shot: (i: number) => post(`${p.routerPlain!.url}/v1/predict`, body(i), KEY),
+        pids: { router: p.routerPlain.pid, host: p.hostMesh.pid },
+        note: 'as router, with ROUTER_COALESCE=off: one backend call per request (same host)',
+      },
+      'router-grpc-nocoalesce': {
+        shot: (i: number) => plainGrpc!.predict(TASK, corpus[i % corpus.length]!),
+        pids: { router: p.routerPlain.pid, host: p.hostMesh.pid },
+        note: 'as router-grpc, with ROUTER_COALESCE=off (same host)',
       },
     }),
     'router-grpc': {
@@ -363,6 +394,7 @@ async function closedLoop(
     }
   } finally {
     grpc.close();
+    plainGrpc?.close();
   }
   return out;
 }

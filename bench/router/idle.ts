@@ -1,0 +1,71 @@
+/**
+ * `npm run bench:idle [-- --seconds 20]`: CPU a router and a model host use while nobody calls
+ * them (timers, discovery, heartbeats, signal flushes, ORT thread pools). Starts both as the
+ * router benchmark does, lets them settle, then reads their CPU time from /proc over the window.
+ */
+import { availableParallelism } from 'node:os';
+import { join } from 'node:path';
+import { cpuSecondsOf } from './bench-measure';
+import { ROOT, startProcess, waitReady, type BenchProcess } from './bench-processes';
+import { ensureBuiltAndGenerated, repositoryVariant } from './bench-setup';
+
+const MODEL = 'intent-zh';
+
+async function main(): Promise<void> {
+  const argv = process.argv.slice(2);
+  const i = argv.indexOf('--seconds');
+  const seconds = Number(i >= 0 ? argv[i + 1] : 20);
+  const models = join(ROOT, '.bench-models');
+  ensureBuiltAndGenerated(models, MODEL);
+  const repo = repositoryVariant(
+    models,
+    MODEL,
+    { dispatch_when_idle: 'true' },
+    { instances: availableParallelism() },
+  );
+  const procs: BenchProcess[] = [];
+  try {
+    const host = await startProcess(
+      'model-host',
+      'dist/apps/model-host/src/main.js',
+      ['--model-repository', repo.root, '--model-control-mode=explicit', `--load-model=${MODEL}`],
+      { MODEL_HOST_HTTP_PORT: '0', MODEL_HOST_GRPC_PORT: '0', MODEL_HOST_METRICS_PORT: '0' },
+      ['http', 'grpc', 'metrics'],
+    );
+    procs.push(host);
+    await waitReady(`${host.urls.http}/healthz/ready`);
+    const router = await startProcess(
+      'router',
+      'dist/apps/router/src/main.js',
+      [],
+      {
+        ROUTER_HTTP_PORT: '0',
+        ROUTER_GRPC_PORT: '0',
+        REDIS_KEY_PREFIX: `bench-idle-${process.pid}`,
+        MODEL_REPOSITORY: repo.root,
+        KSERVE_ENDPOINTS: host.urls.grpc!.replace(/^grpc:\/\//, ''),
+      },
+      ['http', 'grpc'],
+    );
+    procs.push(router);
+    await waitReady(`${router.url}/healthz/ready`);
+    await new Promise((r) => setTimeout(r, 3000));
+    const pids = { router: router.pid, host: host.pid };
+    const before = Object.fromEntries(Object.entries(pids).map(([k, p]) => [k, cpuSecondsOf(p)]));
+    await new Promise((r) => setTimeout(r, seconds * 1000));
+    for (const [name, pid] of Object.entries(pids)) {
+      const used = cpuSecondsOf(pid) - before[name]!;
+      process.stdout.write(
+        `idle ${name}: ${((used * 1000) / seconds).toFixed(2)} CPU-ms per second over ${seconds} s\n`,
+      );
+    }
+  } finally {
+    for (const p of procs.reverse()) await p.stop();
+    repo.remove();
+  }
+}
+
+void main().catch((err: unknown) => {
+  process.stderr.write(`bench:idle failed: ${String(err)}\n`);
+  process.exit(1);
+});

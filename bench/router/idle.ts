@@ -15,6 +15,9 @@ async function main(): Promise<void> {
   const argv = process.argv.slice(2);
   const i = argv.indexOf('--seconds');
   const seconds = Number(i >= 0 ? argv[i + 1] : 20);
+  // `--cpu-prof <dir>`: the router also writes a CPU profile there (what its idle time goes to).
+  const p = argv.indexOf('--cpu-prof');
+  const profileDir = p >= 0 ? argv[p + 1] : undefined;
   const models = join(ROOT, '.bench-models');
   ensureBuiltAndGenerated(models, MODEL);
   const repo = repositoryVariant(
@@ -46,6 +49,9 @@ async function main(): Promise<void> {
         KSERVE_ENDPOINTS: host.urls.grpc!.replace(/^grpc:\/\//, ''),
       },
       ['http', 'grpc'],
+      undefined,
+      undefined,
+      profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [],
     );
     procs.push(router);
     await waitReady(`${router.url}/healthz/ready`);
@@ -60,7 +66,7 @@ async function main(): Promise<void> {
       );
     }
   } finally {
-    for (const p of procs.reverse()) await p.stop();
+    for (const proc of procs.reverse()) await proc.stop('SIGTERM');
     repo.remove();
   }
 }

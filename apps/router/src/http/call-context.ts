@@ -41,3 +41,21 @@ export function callContext(
     receivedAt,
   };
 }
+
+/** What `abortedOnClose` needs of a response (Node's ServerResponse). */
+export interface ClosableResponse {
+  once(event: 'close', listener: () => void): unknown;
+  readonly writableFinished: boolean;
+}
+
+/**
+ * A signal that aborts when the connection closes before the answer was written: a predict
+ * still waiting to be merged into a backend call then leaves its batch.
+ */
+export function abortedOnClose(response: ClosableResponse): AbortSignal {
+  const controller = new AbortController();
+  response.once('close', () => {
+    if (!response.writableFinished) controller.abort();
+  });
+  return controller.signal;
+}

@@ -9,7 +9,7 @@ import type {
 } from '../core/predict.commands';
 import { PredictService } from '../core/predict.service';
 import { TasksService } from '../core/tasks.service';
-import { callContext } from './call-context';
+import { abortedOnClose, callContext } from './call-context';
 import { parseRequest, predictBatchSchema, predictSchema, tokenizeSchema } from './request.schemas';
 import type { PredictBatchJson, PredictJson, PredictionJson } from './response.schemas';
 
@@ -33,7 +33,7 @@ export class PredictController {
     @Body() body: unknown,
   ): Promise<object> {
     const ctx = contextOf(req);
-    ctx.signal = abortedOnClose(reply);
+    ctx.signal = abortedOnClose(reply.raw);
     const tenant = this.callers.authenticate(ctx);
     const result = await this.predictor.predict(ctx, tenant, parseRequest(predictSchema, body));
     return predictJson(result);
@@ -71,18 +71,6 @@ function contextOf(req: FastifyRequest): CallContext {
   const ctx = callContext('http', (name) => req.headers[name], req.meshReceivedAt);
   req.meshCall = ctx;
   return ctx;
-}
-
-/**
- * Aborts when the connection closes before the answer is written: a predict still waiting to
- * be merged into a backend call then leaves its batch.
- */
-function abortedOnClose(reply: FastifyReply): AbortSignal {
-  const controller = new AbortController();
-  reply.raw.once('close', () => {
-    if (!reply.raw.writableFinished) controller.abort();
-  });
-  return controller.signal;
 }
 
 /** The JSON shape of one prediction: classification fields or an embedding. */

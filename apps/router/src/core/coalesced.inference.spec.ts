@@ -1,0 +1,105 @@
+import type { InferenceGateway, InferenceMeta, ServableVersion } from '@mesh/inference';
+import type { EncodedBatch, OutputTensor } from '@mesh/preprocessing';
+import { describeError } from '../errors/error-view';
+import { CoalescedInference } from './coalesced.inference';
+
+type FakeBatch = EncodedBatch & { marks: number[] };
+
+/** One row whose output is `mark`, `seq` tokens long. */
+const row = (mark: number, seq: number) =>
+  ({ batchSize: 1, seqLength: seq, marks: [mark] }) as unknown as FakeBatch;
+
+const version = {
+  model: 'm',
+  version: 1,
+  maxBatchSize: 8,
+  merge: (batches: readonly FakeBatch[]) =>
+    ({
+      batchSize: batches.length,
+      seqLength: Math.max(...batches.map((b) => b.seqLength)),
+      marks: batches.flatMap((b) => b.marks),
+    }) as unknown as EncodedBatch,
+} as unknown as ServableVersion;
+
+/** Answers each row with its mark; calls finish when the test says so. */
+class Gateway implements InferenceGateway {
+  readonly calls: { marks: number[]; seq: number; meta: InferenceMeta }[] = [];
+  private readonly waiting: (() => void)[] = [];
+
+  infer(_v: ServableVersion, batch: EncodedBatch, meta: InferenceMeta): Promise<OutputTensor> {
+    const marks = (batch as FakeBatch).marks;
+    this.calls.push({ marks, seq: batch.seqLength, meta });
+    return new Promise((resolve) =>
+      this.waiting.push(() =>
+        resolve({ shape: [marks.length, 1], data: Float32Array.from(marks) }),
+      ),
+    );
+  }
+
+  async finish(): Promise<void> {
+    this.waiting.shift()!();
+    for (let i = 0; i < 5; i++) await Promise.resolve();
+  }
+}
+
+function setup(now = () => 0) {
+  const gateway = new Gateway();
+  const observed: number[] = [];
+  const inference = new CoalescedInference(
+    gateway,
+    { maxInFlight: 1, maxRows: 8, maxTokens: 1024, bucket: 16, deadlineMs: 1000, now },
+    (_v, requests) => observed.push(requests),
+  );
+  const call = (mark: number, seq = 10, signal?: AbortSignal) =>
+    inference
+      .infer(version, row(mark, seq), {
+        requestId: `r${mark}`,
+        traceparent: undefined,
+        ...(signal ? { signal } : {}),
+      })
+      .then(
+        (out) => Array.from(out.data),
+        (err: unknown) => describeError(err).code,
+      );
+  return { gateway, observed, call };
+}
+
+describe('CoalescedInference', () => {
+  it('merges waiting predicts of one bucket into one call and gives each its own row', async () => {
+    const { gateway, observed, call } = setup();
+    const answers = [call(1), call(2, 12), call(3, 16), call(4, 17)];
+    await gateway.finish();
+    expect(gateway.calls.map((c) => c.marks)).toEqual([[1], [2, 3]]);
+    expect(gateway.calls[1]!.seq).toBe(16);
+    expect(gateway.calls[1]!.meta).toMatchObject({ requestId: 'r2', priority: 1 });
+    await gateway.finish();
+    await gateway.finish();
+    expect(gateway.calls.map((c) => c.marks)).toEqual([[1], [2, 3], [4]]);
+    expect(await Promise.all(answers)).toEqual([[1], [2], [3], [4]]);
+    expect(observed).toEqual([1, 2, 1]);
+  });
+
+  it('fails a predict that waited past its deadline with BACKEND_TIMEOUT', async () => {
+    let clock = 0;
+    const { gateway, call } = setup(() => clock);
+    const first = call(1);
+    const late = call(2);
+    clock = 1500;
+    await gateway.finish();
+    expect(await first).toEqual([1]);
+    expect(await late).toBe('BACKEND_TIMEOUT');
+    expect(gateway.calls).toHaveLength(1);
+  });
+
+  it('answers CANCELLED to a caller that leaves while waiting and never sends it', async () => {
+    const { gateway, call } = setup();
+    const first = call(1);
+    const leaving = new AbortController();
+    const gone = call(2, 10, leaving.signal);
+    leaving.abort();
+    expect(await gone).toBe('CANCELLED');
+    await gateway.finish();
+    expect(await first).toEqual([1]);
+    expect(gateway.calls).toHaveLength(1);
+  });
+});

@@ -42,15 +42,18 @@ interface Args {
   /** `--skip-ceiling` / `--skip-open`: leave out the raw-ORT and open-loop arms (short runs). */
   skipCeiling: boolean;
   skipOpen: boolean;
+  /** A checkout whose built router the `router-baseline` arm runs. */
+  baseline?: string;
 }
 
 /** `router-nocoalesce`: the same router with ROUTER_COALESCE=off, so coalescing shows side by side. */
 const CLOSED_ARMS = ['router', 'router-nocoalesce', 'router-grpc', 'router-triton', 'naive-peer'];
 /**
  * Opt-in arms (`--arms`): the mesh router with traffic signals off, to price recording them,
- * and gRPC into the router with coalescing off.
+ * gRPC into the router with coalescing off, and `router-baseline`: the router built in another
+ * checkout (`--baseline <dir>`, e.g. the commit before a change) on the same host.
  */
-const EXTRA_ARMS = ['router-nosignals', 'router-grpc-nocoalesce'];
+const EXTRA_ARMS = ['router-nosignals', 'router-grpc-nocoalesce', 'router-baseline'];
 
 function parseArgs(argv: string[]): Args {
   const get = (flag: string) => {
@@ -77,6 +80,7 @@ function parseArgs(argv: string[]): Args {
     instances: Number(get('--instances') ?? CORES),
     skipCeiling: argv.includes('--skip-ceiling'),
     skipOpen: argv.includes('--skip-open'),
+    baseline: get('--baseline'),
   };
 }
 
@@ -122,6 +126,8 @@ interface Procs {
   routerQuiet?: BenchProcess;
   /** Started only when `--arms` names a `*-nocoalesce` arm. */
   routerPlain?: BenchProcess;
+  /** Started only when `--arms` names `router-baseline`. */
+  routerBaseline?: BenchProcess;
   peer: BenchProcess;
 }
 
@@ -179,6 +185,7 @@ async function main(): Promise<void> {
       repo: string,
       pad: number,
       extra: Record<string, string> = {},
+      root = ROOT,
     ) =>
       startProcess(
         name,
@@ -194,6 +201,8 @@ async function main(): Promise<void> {
           ...extra,
         },
         ['http', 'grpc'],
+        undefined,
+        root,
       );
     const hostMesh = await host('model-host', meshRepo.root);
     all.push(hostMesh);
@@ -215,10 +224,18 @@ async function main(): Promise<void> {
       ? await router('router-nocoalesce', hostMesh, meshRepo.root, 0, { ROUTER_COALESCE: 'off' })
       : undefined;
     if (routerPlain) all.push(routerPlain);
+    if (args.arms.includes('router-baseline') && !args.baseline) {
+      throw new Error('--arms router-baseline needs --baseline <checkout with a built router>');
+    }
+    const routerBaseline = args.arms.includes('router-baseline')
+      ? await router('router-baseline', hostMesh, meshRepo.root, 0, {}, args.baseline)
+      : undefined;
+    if (routerBaseline) all.push(routerBaseline);
     await waitReady(`${routerMesh.url}/healthz/ready`);
     await waitReady(`${routerTriton.url}/healthz/ready`);
     if (routerQuiet) await waitReady(`${routerQuiet.url}/healthz/ready`);
     if (routerPlain) await waitReady(`${routerPlain.url}/healthz/ready`);
+    if (routerBaseline) await waitReady(`${routerBaseline.url}/healthz/ready`);
     const peer = await startProcess(
       'naive-peer',
       'dist/bench/router/naive-peer.server.js',
@@ -234,6 +251,7 @@ async function main(): Promise<void> {
       routerTriton,
       routerQuiet,
       routerPlain,
+      routerBaseline,
       peer,
     };
     const points: BenchPoint[] = [];
@@ -358,6 +376,13 @@ async function closedLoop(
         shot: (i: number) => plainGrpc!.predict(TASK, corpus[i % corpus.length]!),
         pids: { router: p.routerPlain.pid, host: p.hostMesh.pid },
         note: 'as router-grpc, with ROUTER_COALESCE=off (same host)',
+      },
+    }),
+    ...(p.routerBaseline && {
+      'router-baseline': {
+        shot: (i: number) => post(`${p.routerBaseline!.url}/v1/predict`, body(i), KEY),
+        pids: { router: p.routerBaseline.pid, host: p.hostMesh.pid },
+        note: 'the router built in the --baseline checkout (same host)',
       },
     }),
     'router-grpc': {

@@ -1,4 +1,4 @@
-/* eslint-disable @typescript-eslint/no-explicit-any -- wire JSON is untyped by nature */
+/* eslint-disable @typescript-eslint/no-explicit-any, @typescript-eslint/no-unsafe-return -- wire JSON is untyped by nature */
 import { uniquePrefix } from './support/app-process';
 import { ACME_KEY, call, metricSum, startMesh, type Mesh } from './router-e2e.helpers';
 

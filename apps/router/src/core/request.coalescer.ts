@@ -200,7 +200,7 @@ export class RequestCoalescer<T, R> {
         deadlineMs,
       );
     } catch (err: unknown) {
-      call = Promise.reject(err);
+      call = Promise.reject(err instanceof Error ? err : new Error(String(err)));
     }
     call.then(
       (results) => {

@@ -51,3 +51,37 @@ describe('router config: backend channels', () => {
     ]);
   });
 });
+
+describe('router config: request coalescing', () => {
+  it('coalesces by default, two calls per version in flight, 16-token buckets', () => {
+    expect(loadRouterConfig({})).toMatchObject({
+      ROUTER_COALESCE: 'on',
+      ROUTER_COALESCE_IN_FLIGHT: 2,
+      ROUTER_COALESCE_MAX_ROWS: 64,
+      ROUTER_COALESCE_MAX_TOKENS: 8192,
+      ROUTER_COALESCE_BUCKET: 16,
+    });
+    expect(loadRouterConfig({ ROUTER_COALESCE: 'off' }).ROUTER_COALESCE).toBe('off');
+  });
+
+  it('lists every bad coalescing variable at once', () => {
+    let error: unknown;
+    try {
+      loadRouterConfig({
+        ROUTER_COALESCE: 'yes',
+        ROUTER_COALESCE_IN_FLIGHT: '0',
+        ROUTER_COALESCE_MAX_ROWS: 'many',
+        ROUTER_COALESCE_BUCKET: '-16',
+      });
+    } catch (err) {
+      error = err;
+    }
+    expect(error).toBeInstanceOf(ConfigError);
+    expect((error as ConfigError).issues.map((i) => i.variable).sort()).toEqual([
+      'ROUTER_COALESCE',
+      'ROUTER_COALESCE_BUCKET',
+      'ROUTER_COALESCE_IN_FLIGHT',
+      'ROUTER_COALESCE_MAX_ROWS',
+    ]);
+  });
+});

@@ -21,8 +21,8 @@ afterAll(async () => {
   await mesh?.stop();
 });
 
-const predict = (text: string) =>
-  call(mesh.http, 'POST', '/v1/predict', { key: ACME_KEY, body: { task: 'intent', text } });
+const predict = (text: string, task = 'intent') =>
+  call(mesh.http, 'POST', '/v1/predict', { key: ACME_KEY, body: { task, text } });
 
 /** Requests, items and executions the host counted for intent-zh v2. */
 async function hostStats(): Promise<{ requests: number; items: number; executions: number }> {
@@ -46,7 +46,7 @@ describe('router request coalescing (router + model host over the wire)', () => 
     const before = await hostStats();
     const metricsBefore = await (await fetch(`${mesh.http}/metrics`)).text();
 
-    const concurrent = await Promise.all(TEXTS.map(predict));
+    const concurrent = await Promise.all(TEXTS.map((t) => predict(t)));
 
     expect(concurrent.map((r) => r.status)).toEqual(TEXTS.map(() => 200));
     const strip = ({ latencyMs: _, ...rest }: any) => rest;
@@ -74,8 +74,21 @@ describe('router request coalescing (router + model host over the wire)', () => 
     const texts = TEXTS.slice(0, 6).map((t, i) => (i % 2 === 0 ? t : t.repeat(4)));
     const sequential: any[] = [];
     for (const text of texts) sequential.push((await predict(text)).body);
-    const concurrent = await Promise.all(texts.map(predict));
+    const concurrent = await Promise.all(texts.map((t) => predict(t)));
     const strip = ({ latencyMs: _, ...rest }: any) => rest;
+    expect(concurrent.map((r) => strip(r.body))).toEqual(sequential.map(strip));
+  });
+
+  it('cuts embeddings of merged texts back to each text’s own length', async () => {
+    // Lengths 2-6 tokens apart inside one 16-token bucket: the shorter ones are padded when
+    // merged, and their pooled vectors must not change.
+    const texts = ['订单', '订单物流', '订单物流状态查询', '帮我查一下订单', '你好', '谢谢你们'];
+    const embed = (t: string) => predict(t, 'embed');
+    const sequential: any[] = [];
+    for (const t of texts) sequential.push((await embed(t)).body);
+    const concurrent = await Promise.all(texts.map(embed));
+    const strip = ({ latencyMs: _, ...rest }: any) => rest;
+    expect(concurrent.map((r) => r.status)).toEqual(texts.map(() => 200));
     expect(concurrent.map((r) => strip(r.body))).toEqual(sequential.map(strip));
   });
 });

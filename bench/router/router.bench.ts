@@ -50,8 +50,8 @@ interface Args {
 const CLOSED_ARMS = ['router', 'router-nocoalesce', 'router-grpc', 'router-triton', 'naive-peer'];
 /**
  * Opt-in arms (`--arms`): the mesh router with traffic signals off, to price recording them,
- * gRPC into the router with coalescing off, and `router-baseline`: the router built in another
- * checkout (`--baseline <dir>`, e.g. the commit before a change) on the same host.
+ * gRPC into the router with coalescing off, and `router-baseline`: router and model host built in
+ * another checkout (`--baseline <dir>`, e.g. the commit before a change), the mesh before it.
  */
 const EXTRA_ARMS = ['router-nosignals', 'router-grpc-nocoalesce', 'router-baseline'];
 
@@ -126,8 +126,9 @@ interface Procs {
   routerQuiet?: BenchProcess;
   /** Started only when `--arms` names a `*-nocoalesce` arm. */
   routerPlain?: BenchProcess;
-  /** Started only when `--arms` names `router-baseline`. */
+  /** Started only when `--arms` names `router-baseline` (with its own baseline host). */
   routerBaseline?: BenchProcess;
+  hostBaseline?: BenchProcess;
   peer: BenchProcess;
 }
 
@@ -171,13 +172,15 @@ async function main(): Promise<void> {
   );
   const all: BenchProcess[] = [];
   try {
-    const host = (name: string, repo: string) =>
+    const host = (name: string, repo: string, root = ROOT) =>
       startProcess(
         name,
         'dist/apps/model-host/src/main.js',
         ['--model-repository', repo, '--model-control-mode=explicit', `--load-model=${MODEL}`],
         { MODEL_HOST_HTTP_PORT: '0', MODEL_HOST_GRPC_PORT: '0', MODEL_HOST_METRICS_PORT: '0' },
         ['http', 'grpc', 'metrics'],
+        undefined,
+        root,
       );
     const router = (
       name: string,
@@ -227,8 +230,17 @@ async function main(): Promise<void> {
     if (args.arms.includes('router-baseline') && !args.baseline) {
       throw new Error('--arms router-baseline needs --baseline <checkout with a built router>');
     }
-    const routerBaseline = args.arms.includes('router-baseline')
-      ? await router('router-baseline', hostMesh, meshRepo.root, 0, {}, args.baseline)
+    // The whole mesh as built in the baseline checkout (its router on its own host), so a
+    // before/after of router and host changes runs in one sitting.
+    const hostBaseline = args.arms.includes('router-baseline')
+      ? await host('model-host-baseline', meshRepo.root, args.baseline)
+      : undefined;
+    if (hostBaseline) {
+      all.push(hostBaseline);
+      await waitReady(`${hostBaseline.urls.http}/healthz/ready`);
+    }
+    const routerBaseline = hostBaseline
+      ? await router('router-baseline', hostBaseline, meshRepo.root, 0, {}, args.baseline)
       : undefined;
     if (routerBaseline) all.push(routerBaseline);
     await waitReady(`${routerMesh.url}/healthz/ready`);
@@ -252,6 +264,7 @@ async function main(): Promise<void> {
       routerQuiet,
       routerPlain,
       routerBaseline,
+      hostBaseline,
       peer,
     };
     const points: BenchPoint[] = [];
@@ -381,8 +394,8 @@ async function closedLoop(
     ...(p.routerBaseline && {
       'router-baseline': {
         shot: (i: number) => post(`${p.routerBaseline!.url}/v1/predict`, body(i), KEY),
-        pids: { router: p.routerBaseline.pid, host: p.hostMesh.pid },
-        note: 'the router built in the --baseline checkout (same host)',
+        pids: { router: p.routerBaseline.pid, host: p.hostBaseline!.pid },
+        note: 'router and host built in the --baseline checkout (the mesh before a change)',
       },
     }),
     'router-grpc': {

@@ -3,6 +3,7 @@ import { availableParallelism, cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Cluster, ROOT } from './cluster';
 import { writeReport } from './report';
+import { hostKillScenario } from './scenarios/host-kill.scenario';
 import type { ChaosContext, ChaosScenario, ScenarioResult } from './scenario';
 
 /**
@@ -13,7 +14,7 @@ import type { ChaosContext, ChaosScenario, ScenarioResult } from './scenario';
  */
 
 /** Scenarios in run order. Overload runs before the soak, which holds 80 % of its saturation. */
-export const SCENARIOS: ChaosScenario[] = [];
+export const SCENARIOS: ChaosScenario[] = [hostKillScenario];
 
 /** Hard ceiling per scenario; past it the scenario is aborted and its processes killed. */
 const BUDGET_MS = { quick: 60_000, full: 420_000 };

@@ -198,7 +198,7 @@ function classifyHttp(
   if (status === 200) {
     const served =
       body && typeof body.model === 'string' ? `${body.model}:${body.version}` : undefined;
-    const ok = body !== undefined && typeof body.prediction?.label === 'string';
+    const ok = body !== undefined && typeof body.label === 'string';
     return {
       cls: ok ? '200' : '200 malformed',
       ok,

@@ -4,6 +4,10 @@ import { join } from 'node:path';
 import { Cluster, ROOT } from './cluster';
 import { writeReport } from './report';
 import { hostKillScenario } from './scenarios/host-kill.scenario';
+import { routerRestartScenario } from './scenarios/router-restart.scenario';
+import { redisScenario } from './scenarios/redis.scenario';
+import { workerCoordinatorScenario } from './scenarios/worker-coordinator.scenario';
+import { overloadScenario } from './scenarios/overload.scenario';
 import type { ChaosContext, ChaosScenario, ScenarioResult } from './scenario';
 
 /**
@@ -14,7 +18,13 @@ import type { ChaosContext, ChaosScenario, ScenarioResult } from './scenario';
  */
 
 /** Scenarios in run order. Overload runs before the soak, which holds 80 % of its saturation. */
-export const SCENARIOS: ChaosScenario[] = [hostKillScenario];
+export const SCENARIOS: ChaosScenario[] = [
+  hostKillScenario,
+  routerRestartScenario,
+  redisScenario,
+  workerCoordinatorScenario,
+  overloadScenario,
+];
 
 /** Hard ceiling per scenario; past it the scenario is aborted and its processes killed. */
 const BUDGET_MS = { quick: 60_000, full: 420_000 };
@@ -56,7 +66,6 @@ function failedResult(s: ChaosScenario, err: unknown, ms: number): ScenarioResul
 export async function runScenarios(
   scenarios: readonly ChaosScenario[],
   quick: boolean,
-  budgetMs = quick ? BUDGET_MS.quick : BUDGET_MS.full,
 ): Promise<ScenarioResult[]> {
   const shared = new Map<string, unknown>();
   const results: ScenarioResult[] = [];
@@ -65,6 +74,7 @@ export async function runScenarios(
     const clusters: Cluster[] = [];
     const abort = new AbortController();
     const started = Date.now();
+    const budgetMs = (s.budgetMs ?? BUDGET_MS)[quick ? 'quick' : 'full'];
     const ctx: ChaosContext = {
       quick,
       tmpDir,

@@ -135,7 +135,7 @@ class ChildProc implements Proc {
 
   async start(): Promise<void> {
     const { spec } = this;
-    this.urls = {};
+    // Kept across a restart: the ports are fixed, and callers may look while it is down.
     const proc = spawn(spec.command, spec.args, {
       cwd: ROOT,
       env: { ...process.env, LOG_LEVEL: 'info', ...spec.env },
@@ -192,6 +192,12 @@ export interface RedisHandle {
 
 export interface HostOptions {
   name?: string;
+  /**
+   * Models loaded at start in explicit control mode (as Triton runs in production, so the
+   * coordinator can load and retire versions); `'all'` serves the whole repository with no
+   * load/unload. Default: the seed's two models.
+   */
+  models?: string[] | 'all';
   /** Extra environment (e.g. ORT thread counts). */
   env?: Record<string, string>;
 }
@@ -278,12 +284,21 @@ export class Cluster {
   }
 
   /** A model host on a fixed gRPC port (a restart comes back where the routers look). */
-  async startHost({ name, env = {} }: HostOptions = {}): Promise<Proc> {
+  async startHost({
+    name,
+    env = {},
+    models = [MODEL, 'sentiment-en'],
+  }: HostOptions = {}): Promise<Proc> {
     const grpcPort = await freePort();
     const host = await this.launch({
       name: name ?? `host-${this.hosts.length + 1}`,
       command: process.execPath,
-      args: [mainOf('model-host')],
+      args: [
+        mainOf('model-host'),
+        ...(models === 'all'
+          ? []
+          : ['--model-control-mode=explicit', ...models.map((m) => `--load-model=${m}`)]),
+      ],
       env: {
         MODEL_HOST_HTTP_PORT: '0',
         MODEL_HOST_GRPC_PORT: String(grpcPort),

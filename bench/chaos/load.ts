@@ -104,7 +104,11 @@ export async function callWithRetry(
   const max = retry ? retry.attempts : 1;
   let target = first;
   for (let attempt = 1; ; attempt++) {
-    const a = await send(target);
+    const a = await send(target).catch((err: unknown): Attempt => ({
+      cls: `client error: ${err instanceof Error ? err.message : String(err)}`,
+      ok: false,
+      retryable: false,
+    }));
     if (!a.retryable || attempt >= max) {
       const out: Outcome = {
         t,
@@ -139,7 +143,7 @@ const agent = new Agent({ keepAlive: true, maxSockets: 1024 });
 export function httpPredict(
   urls: () => readonly string[],
   key: string,
-  { task = TASK, timeoutMs = 30_000 } = {},
+  { task = TASK, timeoutMs = CLIENT_TIMEOUT_MS } = {},
 ): Send {
   let n = 0;
   return (target) =>
@@ -238,7 +242,7 @@ export function predictorClient(address: string): any {
 export function grpcPredict(
   addresses: () => readonly string[],
   key: string,
-  { task = TASK, timeoutMs = 30_000 } = {},
+  { task = TASK, timeoutMs = CLIENT_TIMEOUT_MS } = {},
 ): Send & { close(): void } {
   const clients = new Map<string, any>();
   let n = 0;
@@ -300,13 +304,20 @@ export interface LoopOptions {
   signal: AbortSignal;
 }
 
-/** `concurrency` callers that each send the next request when the previous one answered. */
-export async function closedLoop(opts: LoopOptions & { concurrency: number }): Promise<void> {
-  const { send, targets, rec, retry, signal, concurrency } = opts;
+/**
+ * `concurrency` callers that each send the next request when the previous one answered.
+ * `pauseAfterFailureMs` is a caller's pause after a failed call, so a refused connection does
+ * not turn into thousands of instant failures that drown the counts.
+ */
+export async function closedLoop(
+  opts: LoopOptions & { concurrency: number; pauseAfterFailureMs?: number },
+): Promise<void> {
+  const { send, targets, rec, retry, signal, concurrency, pauseAfterFailureMs = 0 } = opts;
   await Promise.all(
     Array.from({ length: concurrency }, async (_, i) => {
       while (!signal.aborted) {
-        await callWithRetry(send, targets, i % targets, rec, retry);
+        const out = await callWithRetry(send, targets, i % targets, rec, retry);
+        if (!out.ok && pauseAfterFailureMs > 0) await sleep(pauseAfterFailureMs);
       }
     }),
   );
@@ -350,7 +361,26 @@ export async function openLoop(
   await Promise.all(pending);
 }
 
-/** An AbortSignal that fires after `ms` or when `parent` aborts. */
-export function after(ms: number, parent?: AbortSignal): AbortSignal {
-  return parent ? AbortSignal.any([AbortSignal.timeout(ms), parent]) : AbortSignal.timeout(ms);
+/** Per-request deadline of the generator's own calls (a hang shows up as `TIMEOUT`). */
+export const CLIENT_TIMEOUT_MS = 15_000;
+
+/**
+ * An AbortSignal that fires after `ms` or when any of `parents` aborts. Built by hand: on
+ * Node 20, `AbortSignal.any([AbortSignal.timeout(ms)])` can lose its timeout to garbage
+ * collection and never fire, which would let a phase run on forever.
+ */
+export function after(ms: number, ...parents: AbortSignal[]): AbortSignal {
+  const ctl = new AbortController();
+  const timer = setTimeout(() => ctl.abort(), ms);
+  for (const p of parents) {
+    if (p.aborted) ctl.abort();
+    else p.addEventListener('abort', () => ctl.abort(), { once: true });
+  }
+  ctl.signal.addEventListener('abort', () => clearTimeout(timer), { once: true });
+  return ctl.signal;
+}
+
+/** Fires when any of `signals` fires (see `after` for why not `AbortSignal.any`). */
+export function anyOf(...signals: AbortSignal[]): AbortSignal {
+  return after(2 ** 31 - 1, ...signals);
 }

@@ -68,6 +68,8 @@ export interface ChaosScenario {
   /** Short stable id used by `--only` (e.g. `host-kill`). */
   id: string;
   title: string;
+  /** Hard time limit of one run, ms (the runner's default when absent: quick 60 s, full 420 s). */
+  budgetMs?: { quick: number; full: number };
   run(ctx: ChaosContext): Promise<ScenarioResult>;
 }
 

@@ -1,5 +1,5 @@
 import { CHAOS_KEY, sleep, waitFor } from '../cluster';
-import { closedLoop, grpcPredict, httpPredict, Recorder, type Outcome } from '../load';
+import { closedLoop, grpcPredict, httpPredict, Recorder, type Outcome, anyOf } from '../load';
 import { hostSuccesses } from '../metrics';
 import { verdict, type ChaosScenario, type Check } from '../scenario';
 
@@ -40,7 +40,7 @@ export const hostKillScenario: ChaosScenario = {
 
     const rec = new Recorder();
     const stopLoad = new AbortController();
-    const signal = AbortSignal.any([stopLoad.signal, ctx.signal]);
+    const signal = anyOf(stopLoad.signal, ctx.signal);
     const http = httpPredict(() => [router.urls.http!], CHAOS_KEY);
     const grpc = grpcPredict(() => [router.urls.grpc!], CHAOS_KEY);
     const loops = [closedLoop({ send: http, targets: 1, rec, signal, concurrency: httpC })];

@@ -13,6 +13,8 @@ export interface ErrorView {
   details?: Record<string, unknown>;
   /** Set for 429s: seconds until a retry can succeed (`Retry-After`). */
   retryAfterSeconds?: number;
+  /** The same wait in milliseconds when the error knows it that precisely (rate limits). */
+  retryAfterMs?: number;
   mapping: ErrorMapping;
   /** True when the error is the router's or a backend's fault (logged at error level). */
   serverFault: boolean;
@@ -71,11 +73,15 @@ export function describeError(err: unknown): ErrorView {
   const message = err instanceof Error ? err.message : String(err);
   const details = detailsOf(err);
   const retryAfter = (err as { retryAfterSeconds?: unknown } | null)?.retryAfterSeconds;
+  const retryAfterMs = (err as { retryAfterMs?: unknown } | null)?.retryAfterMs;
   return {
     code,
     message: grpcDetailsOf(err) ?? message,
     ...(details ? { details } : {}),
     ...(typeof retryAfter === 'number' ? { retryAfterSeconds: retryAfter } : {}),
+    ...(typeof retryAfter === 'number' && typeof retryAfterMs === 'number'
+      ? { retryAfterMs: Math.max(1, Math.round(retryAfterMs)) }
+      : {}),
     mapping,
     serverFault,
   };

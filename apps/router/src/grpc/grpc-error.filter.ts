@@ -15,7 +15,10 @@ export interface GrpcErrorResponse {
 /**
  * Maps every error leaving a gRPC handler through the same table as HTTP: the status code
  * from the table, the message as status details, and the mesh code (plus retry-after and
- * JSON details) in trailing metadata.
+ * JSON details) in trailing metadata. A refusal that says when to come back also carries
+ * `grpc-retry-pushback-ms`, the key gRPC's own retry policy reads: without it a grpc-js or
+ * grpc-go client configured to retry RESOURCE_EXHAUSTED resends at once, adding load exactly
+ * when the router asked for less.
  */
 @Catch()
 export class GrpcErrorFilter implements RpcExceptionFilter<unknown> {
@@ -31,8 +34,13 @@ export function toGrpcError(err: unknown, logger?: Logger): GrpcErrorResponse {
   if (view.serverFault) logger?.error({ err }, view.message);
   const metadata = new Metadata();
   metadata.set('x-mesh-error-code', view.code);
-  if (view.retryAfterSeconds !== undefined)
+  if (view.retryAfterSeconds !== undefined) {
     metadata.set('retry-after', String(view.retryAfterSeconds));
+    metadata.set(
+      'grpc-retry-pushback-ms',
+      String(view.retryAfterMs ?? view.retryAfterSeconds * 1000),
+    );
+  }
   if (view.details) metadata.set('x-mesh-error-details', JSON.stringify(view.details));
   return { code: view.mapping.grpc, details: view.message, metadata };
 }

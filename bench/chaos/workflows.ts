@@ -35,7 +35,7 @@ export async function submitJob(router: string, count: number, key = CHAOS_KEY):
   });
   const body = await json(res);
   if (res.status !== 202) throw new Error(`submit: HTTP ${res.status} ${JSON.stringify(body)}`);
-  return String(body.jobId as string);
+  return String(body.jobId);
 }
 
 export async function jobView(router: string, id: string, key = CHAOS_KEY): Promise<JobView> {

@@ -8,6 +8,7 @@ import { routerRestartScenario } from './scenarios/router-restart.scenario';
 import { redisScenario } from './scenarios/redis.scenario';
 import { workerCoordinatorScenario } from './scenarios/worker-coordinator.scenario';
 import { overloadScenario } from './scenarios/overload.scenario';
+import { soakScenario } from './scenarios/soak.scenario';
 import type { ChaosContext, ChaosScenario, ScenarioResult } from './scenario';
 
 /**
@@ -24,6 +25,7 @@ export const SCENARIOS: ChaosScenario[] = [
   redisScenario,
   workerCoordinatorScenario,
   overloadScenario,
+  soakScenario,
 ];
 
 /** Hard ceiling per scenario; past it the scenario is aborted and its processes killed. */

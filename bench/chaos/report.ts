@@ -55,6 +55,12 @@ export function renderMarkdown(run: RunInfo, results: readonly ScenarioResult[])
   for (const r of results) {
     lines.push('', `## ${r.id}: ${r.title}`, '');
     for (const [k, v] of Object.entries(r.figures)) lines.push(`- ${k}: ${v}`);
+    if (r.checks?.length) {
+      lines.push('', 'Checks:', '');
+      for (const c of r.checks) {
+        lines.push(`- ${c.ok ? 'pass' : '**FAIL**'}: ${c.name}${c.detail ? ` (${c.detail})` : ''}`);
+      }
+    }
     if (r.notes) lines.push('', r.notes);
   }
   lines.push('');

@@ -62,6 +62,8 @@ export interface ScenarioResult {
   passed: boolean;
   /** Checks that failed, what degrades, caveats. */
   notes?: string;
+  /** Every check behind `passed` (the e2e tests assert the ones that do not involve time). */
+  checks?: Check[];
 }
 
 export interface ChaosScenario {
@@ -87,6 +89,7 @@ export function verdict(
 ): {
   passed: boolean;
   notes?: string;
+  checks: Check[];
 } {
   const failed = checks.filter((c) => !c.ok);
   const lines = [
@@ -95,6 +98,7 @@ export function verdict(
   ];
   return {
     passed: checks.length > 0 && failed.length === 0,
+    checks: [...checks],
     ...(lines.length > 0 ? { notes: lines.join('; ') } : {}),
   };
 }

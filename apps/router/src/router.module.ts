@@ -61,8 +61,16 @@ import { PredictorGrpcController } from './grpc/predictor.grpc.controller';
 import { PredictController } from './http/predict.controller';
 import { batchBound, type RouterConfig } from './router.config';
 import { RouterLifecycle } from './router.lifecycle';
-import { BackendReadyCheck, RoutesLoadedCheck } from './router.readiness';
+import { BackendReadyCheck, RedisReadyCheck, RoutesLoadedCheck } from './router.readiness';
 import { ADMIN_AUTHENTICATOR, LOGGER, REDIS } from './router.tokens';
+
+/**
+ * Longest wait for one Redis command of the router's shared connection (admin edits, job
+ * submissions and reads, heartbeats, signals). While Redis is down those answer 503
+ * STORE_UNAVAILABLE after this long instead of holding the caller for the whole outage;
+ * predictions do not wait on Redis (cached routing table, in-memory insurance rate limiter).
+ */
+const REDIS_COMMAND_TIMEOUT_MS = 3000;
 
 const DEFAULT_CACHE_ENTRIES = 10_000;
 
@@ -98,7 +106,13 @@ export class RouterModule implements OnApplicationShutdown {
           useFactory: () => new AccessLog(logger, config.ROUTER_ACCESS_LOG_SAMPLE),
         },
         { provide: VersionCatalog, useValue: catalog },
-        { provide: REDIS, useFactory: () => createRedisClient(config.REDIS_URL, 'router') },
+        {
+          provide: REDIS,
+          useFactory: () =>
+            createRedisClient(config.REDIS_URL, 'router', {
+              commandTimeoutMs: REDIS_COMMAND_TIMEOUT_MS,
+            }),
+        },
         { provide: METRICS_REGISTRY, useValue: createMetricsRegistry('router') },
         {
           provide: RouterMetrics,
@@ -269,7 +283,7 @@ export class RouterModule implements OnApplicationShutdown {
           provide: READINESS_CHECKS,
           inject: [REDIS, RoutingTableCache, KServeBackends],
           useFactory: (redis: Redis, routes: RoutingTableCache, backends: KServeBackends) => [
-            new RedisPingCheck(redis),
+            new RedisReadyCheck(new RedisPingCheck(redis), routes),
             new RoutesLoadedCheck(routes),
             new BackendReadyCheck(backends),
           ],

@@ -1,5 +1,5 @@
 import type { BackendDirectory } from '@mesh/inference';
-import { BackendReadyCheck } from './router.readiness';
+import { BackendReadyCheck, RedisReadyCheck } from './router.readiness';
 
 function directory(healthy: number[]): BackendDirectory {
   return {
@@ -27,5 +27,27 @@ describe('BackendReadyCheck', () => {
       detail: 'no backend is ready now: predictions answer 503 until one is',
     });
     expect(await check.check()).toEqual({ ready: true, detail: '1 ready' });
+  });
+});
+
+describe('RedisReadyCheck', () => {
+  const down = { name: 'redis', check: () => Promise.reject(new Error('Command timed out')) };
+  const hangs = { name: 'redis', check: () => new Promise<never>(() => undefined) };
+  const up = { name: 'redis', check: () => Promise.resolve({ ready: true }) };
+
+  it('is not ready while Redis is down before the routing table was ever loaded', async () => {
+    const check = new RedisReadyCheck(down, { isLoaded: () => false });
+    expect(await check.check()).toEqual({ ready: false, detail: 'Command timed out' });
+  });
+
+  it('stays ready through a Redis outage once the table is cached, reporting it', async () => {
+    for (const ping of [down, hangs]) {
+      const result = await new RedisReadyCheck(ping, { isLoaded: () => true }, 20).check();
+      expect(result.ready).toBe(true);
+      expect(result.detail).toContain('Redis unreachable');
+    }
+    expect(await new RedisReadyCheck(up, { isLoaded: () => true }).check()).toEqual({
+      ready: true,
+    });
   });
 });

@@ -38,3 +38,43 @@ export class BackendReadyCheck implements ReadinessCheck {
       : { ready: false, detail: 'no backend has been ready yet' };
   }
 }
+
+/**
+ * Redis is needed to boot (the routing table is seeded and loaded from it) but not to predict:
+ * once the table is in memory, predictions route from the cache and rate limits fall back to
+ * each router's in-memory limiter. So after that a Redis outage is reported but keeps the
+ * router ready — failing readiness would empty the router Service exactly while the routers
+ * could still answer. The ping gets `timeoutMs`, shorter than the readiness runner's own limit,
+ * so the report says "unreachable" rather than "timed out".
+ */
+export class RedisReadyCheck implements ReadinessCheck {
+  readonly name = 'redis';
+
+  constructor(
+    private readonly ping: ReadinessCheck,
+    private readonly routes: Pick<RoutingTableCache, 'isLoaded'>,
+    private readonly timeoutMs = 1000,
+  ) {}
+
+  async check(): Promise<ReadinessResult> {
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<ReadinessResult>((resolve) => {
+      timer = setTimeout(
+        () => resolve({ ready: false, detail: `no answer within ${this.timeoutMs} ms` }),
+        this.timeoutMs,
+      );
+    });
+    const result = await Promise.race([
+      this.ping.check().catch((err: unknown): ReadinessResult => ({
+        ready: false,
+        detail: err instanceof Error ? err.message : String(err),
+      })),
+      timeout,
+    ]).finally(() => clearTimeout(timer));
+    if (result.ready || !this.routes.isLoaded()) return result;
+    return {
+      ready: true,
+      detail: `Redis unreachable (${result.detail}): predicting from the cached routing table; admin edits and jobs answer 503 until it is back`,
+    };
+  }
+}

@@ -249,6 +249,21 @@ describe('error table', () => {
     expect(unroutable.message).toContain('v2: tokenizer sha256 differs');
   });
 
+  it('answers 503 STORE_UNAVAILABLE with a retry hint when Redis does not answer', () => {
+    for (const err of [
+      new Error('Command timed out'),
+      Object.assign(new Error('Reached the max retries per request limit'), {
+        name: 'MaxRetriesPerRequestError',
+      }),
+    ]) {
+      const view = describeError(err);
+      expect(view.code).toBe('STORE_UNAVAILABLE');
+      expect(view.mapping).toEqual({ http: 503, grpc: GrpcStatus.UNAVAILABLE });
+      expect(view.retryAfterSeconds).toBe(5);
+      expect(errorBody(view).error.message).not.toContain('timed out');
+    }
+  });
+
   it('keeps validation issues as details', () => {
     const body = errorBody(
       describeError(new RequestValidationError([{ path: 'texts.3', message: 'must be a string' }])),

@@ -47,6 +47,7 @@ export const ERROR_TABLE = {
   VERSION_UNROUTABLE: { http: 503, grpc: GrpcStatus.UNAVAILABLE },
   ROUTING_TABLE_MISSING: { http: 503, grpc: GrpcStatus.UNAVAILABLE },
   SHUTTING_DOWN: { http: 503, grpc: GrpcStatus.UNAVAILABLE },
+  STORE_UNAVAILABLE: { http: 503, grpc: GrpcStatus.UNAVAILABLE },
   BACKEND_TIMEOUT: { http: 504, grpc: GrpcStatus.DEADLINE_EXCEEDED },
 } as const satisfies Record<string, ErrorMapping>;
 

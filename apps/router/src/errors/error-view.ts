@@ -70,6 +70,12 @@ export function describeError(err: unknown): ErrorView {
   if (code === 'INTERNAL') {
     return { code, message: 'internal error', mapping, serverFault: true };
   }
+  if (code === 'STORE_UNAVAILABLE') {
+    // Says what is down, never the client library's wording; worth a retry a little later.
+    const message =
+      'the routing store (Redis) is unreachable; predictions still work, retry this call later';
+    return { code, message, retryAfterSeconds: 5, mapping, serverFault };
+  }
   const message = err instanceof Error ? err.message : String(err);
   const details = detailsOf(err);
   const retryAfter = (err as { retryAfterSeconds?: unknown } | null)?.retryAfterSeconds;
@@ -105,6 +111,7 @@ function codeOf(err: unknown): ErrorCode {
     status?: unknown;
   };
   if (isErrorCode(code)) return code;
+  if (isRedisUnavailable(err)) return 'STORE_UNAVAILABLE';
   // @mesh/kserve's BackendError: the backend's own gRPC status decides.
   const grpcCode = (err as { grpcCode?: unknown }).grpcCode;
   if (code === 'BACKEND_ERROR' && typeof grpcCode === 'number') {
@@ -121,6 +128,19 @@ function codeOf(err: unknown): ErrorCode {
     typeof statusCode === 'number' ? statusCode : typeof status === 'number' ? status : 0;
   if (err instanceof SyntaxError && http === 400) return 'INVALID_JSON';
   return HTTP_STATUS_CODES[http] ?? 'INTERNAL';
+}
+
+/**
+ * ioredis gave up on a command because Redis did not answer: the command timeout of the
+ * router's connection while Redis is down, or its retry limit.
+ */
+function isRedisUnavailable(err: object): boolean {
+  const { name, message } = err as { name?: unknown; message?: unknown };
+  return (
+    name === 'MaxRetriesPerRequestError' ||
+    message === 'Command timed out' ||
+    message === 'Connection is closed.'
+  );
 }
 
 /** A caller-safe message for backend failures (no backend addresses). */

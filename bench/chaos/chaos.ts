@@ -148,6 +148,9 @@ async function main(): Promise<void> {
 }
 
 if (require.main === module) {
+  // Exit (and so kill every started process, see cluster.ts) on Ctrl-C or a stop request.
+  for (const signal of ['SIGINT', 'SIGTERM'] as const)
+    process.once(signal, () => process.exit(130));
   main().catch((err: unknown) => {
     process.stderr.write(`chaos: ${err instanceof Error ? err.stack : String(err)}\n`);
     process.exit(1);

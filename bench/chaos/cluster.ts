@@ -61,6 +61,15 @@ export async function waitFor<T>(
   }
 }
 
+/**
+ * Every child still running, whichever cluster started it: killed when this process exits,
+ * even through an uncaught error, so a crashed run never leaves servers behind.
+ */
+const children = new Set<ChildProcess>();
+process.once('exit', () => {
+  for (const c of children) c.kill('SIGKILL');
+});
+
 /** One started process; `restart()` spawns it again with the same arguments and environment. */
 export interface Proc {
   name: string;
@@ -142,8 +151,14 @@ class ChildProc implements Proc {
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     this.proc = proc;
+    children.add(proc);
     this.onSpawn(this);
-    this.exit = new Promise((resolve) => proc.on('exit', (code) => resolve(code)));
+    this.exit = new Promise((resolve) =>
+      proc.on('exit', (code) => {
+        children.delete(proc);
+        resolve(code);
+      }),
+    );
     let buf = '';
     const onData = (chunk: Buffer) => {
       buf += chunk.toString('utf8');

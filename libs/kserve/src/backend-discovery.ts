@@ -27,6 +27,13 @@ export async function refreshBackend(
   const wasReady = backend.ready;
   backend.lastCheckedAt = Date.now();
   try {
+    if (!wasReady && backend.circuit === 'open') {
+      // Unreachable last round, and its circuit opened meanwhile: a direct probe tells whether
+      // the backend is back (a restarted process); if so it takes traffic from this round on
+      // instead of after the rest of the half-open delay.
+      const probe = await backend.client.serverReady({ deadlineMs });
+      if (probe.ready) backend.closeCircuit();
+    }
     const { ready } = await backend.run((c) => c.serverReady({ deadlineMs }));
     const confirmed = await discoverModels(backend, deadlineMs);
     backend.replaceServed(confirmed);

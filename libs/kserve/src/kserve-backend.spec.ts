@@ -60,6 +60,18 @@ describe('KServeBackend circuit breaker', () => {
     expect(b.available()).toBe(true);
   });
 
+  it('closes an open circuit on demand (a backend seen back after a restart)', async () => {
+    const b = backend();
+    for (let i = 0; i < 3; i++)
+      await expect(b.run(() => Promise.reject(unavailable()))).rejects.toThrow();
+    expect(b.circuit).toBe('open');
+    b.closeCircuit();
+    expect(b.circuit).toBe('closed');
+    await expect(b.run(async () => 'ok')).resolves.toBe('ok');
+    b.closeCircuit();
+    expect(b.circuit).toBe('closed');
+  });
+
   it('tracks in-flight calls', async () => {
     const b = backend();
     let release!: () => void;

@@ -57,6 +57,16 @@ export class KServeBackend {
     return CIRCUIT_NAMES[this.breaker.state];
   }
 
+  /**
+   * Closes an open circuit at once (cockatiel closes a circuit when its last isolation ends).
+   * For a backend that discovery saw come back after being unreachable: the faults that opened
+   * the circuit were the old process's, and waiting out the half-open delay would only keep a
+   * healthy restarted backend out of rotation.
+   */
+  closeCircuit(): void {
+    if (this.breaker.state !== CircuitState.Closed) this.breaker.isolate().dispose();
+  }
+
   /** Ready and circuit closed: may take new traffic. */
   available(): boolean {
     return this.ready && this.breaker.state === CircuitState.Closed;

@@ -47,6 +47,10 @@ void runMain('router', async () => {
   configureHttp(app, logger);
   const grpc = grpcServer(config);
   app.connectMicroservice({ strategy: grpc });
+  // Boot first (routing table loaded, first backend discovery): `startAllMicroservices` does
+  // not run the bootstrap hooks, so without this the gRPC port took calls before the router
+  // knew any tenant or backend, answering UNAUTHENTICATED / UNAVAILABLE after every restart.
+  await app.init();
   await app.startAllMicroservices();
   await app.listen(config.ROUTER_HTTP_PORT, config.HOST);
   const address = app.getHttpServer().address() as import('node:net').AddressInfo;

@@ -118,7 +118,9 @@ export const hostKillScenario: ChaosScenario = {
       requests: { sent: all.length, failed: failed.length, failedDetail: rec.counts(failed) },
       ...(servedAt !== undefined ? { recoveryMs: servedAt - restartAt } : {}),
       dataLost: 0,
-      fixes: [],
+      fixes: [
+        "kserve pool: a backend seen unreachable that answers discovery again gets its circuit closed at once; a restarted host took traffic only after the breaker's 5 s half-open delay plus a discovery round",
+      ],
       figures: {
         rps: Math.round((all.length / rec.now()) * 1000),
         inFlightAtKill: inFlightAtKill.length,

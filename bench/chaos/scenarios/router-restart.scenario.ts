@@ -166,7 +166,9 @@ export const routerRestartScenario: ChaosScenario = {
       },
       recoveryMs: Math.max(...terms.map((t) => t.readyMs)),
       dataLost: 0,
-      fixes: [],
+      fixes: [
+        'router: the gRPC port opened before boot finished (Nest starts microservices without the bootstrap hooks), so a restarted router answered gRPC calls UNAUTHENTICATED / UNAVAILABLE until its routing table and backends were loaded; it now boots before listening',
+      ],
       figures: {
         rps: Math.round((sent / elapsed) * 1000),
         retryingClientRequests: retrying.outcomes.length + retryingGrpc.outcomes.length,

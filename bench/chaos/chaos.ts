@@ -129,7 +129,7 @@ async function main(): Promise<void> {
   const t0 = Date.now();
   const results = await runScenarios(chosen, args.quick);
   const outDir = args.out ?? (args.only ? join(ROOT, '.run', 'chaos') : join(ROOT, 'docs'));
-  const files = writeReport(
+  const files = await writeReport(
     ROOT,
     {
       mode: args.quick ? 'quick' : 'full',

@@ -102,6 +102,8 @@ class ChildProc implements Proc {
   private proc?: ChildProcess;
   private lines: string[] = [];
   private exit?: Promise<number | null>;
+  /** Listeners announced by the current process (urls keep the previous ones meanwhile). */
+  private announced = new Set<string>();
   urls: Record<string, string> = {};
 
   constructor(
@@ -144,7 +146,9 @@ class ChildProc implements Proc {
 
   async start(): Promise<void> {
     const { spec } = this;
-    // Kept across a restart: the ports are fixed, and callers may look while it is down.
+    // urls are kept across a restart (callers may look while it is down); readiness waits
+    // for this process's own announcements.
+    this.announced = new Set();
     const proc = spawn(spec.command, spec.args, {
       cwd: ROOT,
       env: { ...process.env, LOG_LEVEL: 'info', ...spec.env },
@@ -171,7 +175,10 @@ class ChildProc implements Proc {
         if (!line.includes('"listening"')) continue;
         try {
           const evt = JSON.parse(line) as { listener?: string; url?: string };
-          if (evt.listener && evt.url) this.urls[evt.listener] = evt.url;
+          if (evt.listener && evt.url) {
+            this.urls[evt.listener] = evt.url;
+            this.announced.add(evt.listener);
+          }
         } catch {
           // not a JSON log line
         }
@@ -182,7 +189,7 @@ class ChildProc implements Proc {
     const deadline = Date.now() + spec.timeoutMs;
     for (;;) {
       if (!this.running()) throw new Error(`${spec.name} exited at start:\n${this.tail()}`);
-      const listening = spec.listeners.every((l) => this.urls[l]);
+      const listening = spec.listeners.every((l) => this.announced.has(l));
       if (listening && (!spec.ready || (await spec.ready().catch(() => false)))) return;
       if (Date.now() > deadline) {
         this.signal('SIGKILL');

@@ -67,16 +67,25 @@ export function renderMarkdown(run: RunInfo, results: readonly ScenarioResult[])
   return lines.join('\n');
 }
 
-export function writeReport(
+/** Writes both files, formatted with the project's Prettier settings (so format:check holds). */
+export async function writeReport(
   root: string,
   run: RunInfo,
   results: readonly ScenarioResult[],
   outDir = join(root, 'docs'),
-): { md: string; json: string } {
+): Promise<{ md: string; json: string }> {
   mkdirSync(outDir, { recursive: true });
   const md = join(outDir, 'reliability.md');
   const json = join(outDir, 'reliability.json');
-  writeFileSync(md, renderMarkdown(run, results));
-  writeFileSync(json, `${JSON.stringify({ run, results }, null, 2)}\n`);
+  const prettier = await import('prettier');
+  const options = (await prettier.resolveConfig(md)) ?? {};
+  writeFileSync(
+    md,
+    await prettier.format(renderMarkdown(run, results), { ...options, filepath: md }),
+  );
+  writeFileSync(
+    json,
+    await prettier.format(JSON.stringify({ run, results }), { ...options, filepath: json }),
+  );
   return { md, json };
 }

@@ -142,13 +142,24 @@ describe('a Redis restart in the middle of a bulk job', () => {
 
     await killRedis();
     expect(await pings()).toBe(false);
-    // Every app notices the outage (its Redis readiness check fails) and stays up.
-    for (const base of [http, ...workers.map((w) => w.urls.http!)]) {
+    // Every app notices the outage and stays up. The workers turn unready; the router reports
+    // it but stays ready, since it still predicts from its cached routing table.
+    for (const base of workers.map((w) => w.urls.http!)) {
       await pollUntil(async () => ((await ready(base)) !== 200 ? true : undefined), {
         timeoutMs: 60_000,
         what: `${base} to report Redis unreachable`,
       });
     }
+    await pollUntil(
+      async () => {
+        const res = await fetch(`${http}/healthz/ready`, { signal: AbortSignal.timeout(10_000) });
+        const body = (await res.json()) as { checks: { redis: { detail?: string } } };
+        return res.status === 200 && body.checks.redis.detail?.includes('Redis unreachable')
+          ? true
+          : undefined;
+      },
+      { timeoutMs: 60_000, what: 'the router to report Redis unreachable while staying ready' },
+    );
 
     await startRedis();
     for (const base of [http, ...workers.map((w) => w.urls.http!)]) {

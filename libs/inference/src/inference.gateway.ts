@@ -9,6 +9,8 @@ export interface InferenceMeta {
   priority: 1 | 2;
   /** Overall budget of the call; default the backends' KSERVE_DEADLINE_MS. */
   deadlineMs?: number;
+  /** Aborts when the caller left: the backend call is cancelled (a queued request is dropped). */
+  signal?: AbortSignal;
 }
 
 /** Sends one encoded batch to a backend serving the version and returns its float output. */

@@ -135,6 +135,7 @@ export class KServeBackends implements BackendDirectory, InferenceGateway {
       id: meta.requestId,
       backends: verified,
       ...(meta.deadlineMs === undefined ? {} : { deadlineMs: Math.max(1, meta.deadlineMs) }),
+      ...(meta.signal ? { signal: meta.signal } : {}),
     });
     const out = result.outputs.find((o) => o.name === version.output);
     if (!out || !(out.data instanceof Float32Array)) {

@@ -214,6 +214,25 @@ describe('KServeBackendPool against fake GRPCInferenceService servers', () => {
     expect((err as BackendError).grpcCode).toBe(status.DEADLINE_EXCEEDED);
   });
 
+  it('cancels the call on the backend when the caller aborts, and does not retry it', async () => {
+    const a = await fake();
+    const p = await pool([a.address]);
+    a.holding = true;
+    const gone = new AbortController();
+    const call = p
+      .infer({ model: 'm', version: '1', inputs: [ids([1n])], signal: gone.signal })
+      .catch((e: unknown) => e);
+    await pollUntil(() => (a.inFlight === 1 ? true : undefined), { what: 'the call to arrive' });
+    gone.abort();
+    const err = await call;
+    expect(err).toBeInstanceOf(BackendError);
+    expect((err as BackendError).grpcCode).toBe(status.CANCELLED);
+    await pollUntil(() => (a.cancelledCalls === 1 ? true : undefined), {
+      what: 'the server to see the cancel',
+    });
+    expect(a.inferCalls).toBe(1);
+  });
+
   it('routes around an unreachable backend', async () => {
     const dead = await deadPort();
     const a = await fake();

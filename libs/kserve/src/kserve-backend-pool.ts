@@ -151,7 +151,11 @@ export class KServeBackendPool {
         attempt: async (attempt) => {
           const backend = this.pick(call.model, call.version, tried, call.backends);
           const res = await backend.run((c) =>
-            c.modelInfer(request, { deadlineMs: deadlineAt - Date.now(), metadata: call.metadata }),
+            c.modelInfer(request, {
+              deadlineMs: deadlineAt - Date.now(),
+              metadata: call.metadata,
+              signal: call.signal,
+            }),
           );
           return {
             model: res.model_name || call.model,
@@ -162,7 +166,7 @@ export class KServeBackendPool {
             attempts: attempt,
           };
         },
-        shouldRetry: (err) => this.inferMayRetry(err, call),
+        shouldRetry: (err) => call.signal?.aborted !== true && this.inferMayRetry(err, call),
       });
     } catch (err: unknown) {
       throw asFinalError(err, call.model, call.version);

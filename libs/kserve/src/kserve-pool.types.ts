@@ -23,6 +23,8 @@ export interface InferCall {
   id?: string;
   /** Overall budget for the call including retries; default from the pool. */
   deadlineMs?: number;
+  /** The caller gave up: the RPC in flight is cancelled and no retry starts. */
+  signal?: AbortSignal;
   /** Restrict selection to these `host:port` backends (e.g. those verified to serve the right bytes). */
   backends?: readonly string[];
 }

@@ -24,6 +24,8 @@ export interface CallOptions {
   /** Relative deadline of this one RPC. */
   deadlineMs: number;
   metadata?: Readonly<Record<string, string>>;
+  /** Cancels the RPC when it aborts (the caller above gave up), so the backend can drop it. */
+  signal?: AbortSignal;
 }
 
 export interface KServeClientOptions {
@@ -131,17 +133,21 @@ export class KServeClient {
     const fn = (this.client as unknown as Record<string, UnaryFn>)[method];
     if (!fn) return Promise.reject(new Error(`unknown method ${method}`));
     return new Promise<Res>((resolve, reject) => {
-      fn.call(
+      const onAbort = () => call.cancel();
+      const call = fn.call(
         this.client,
         req,
         md,
         { deadline: Date.now() + Math.max(1, o.deadlineMs) },
         (err, res) => {
+          o.signal?.removeEventListener('abort', onAbort);
           if (err)
             reject(new BackendError(this.address, method, err.code, err.details || err.message));
           else resolve(res as Res);
         },
       );
+      if (o.signal?.aborted) call.cancel();
+      else o.signal?.addEventListener('abort', onAbort, { once: true });
     });
   }
 }

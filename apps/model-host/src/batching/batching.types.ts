@@ -73,6 +73,8 @@ export interface QueuedItem<T> {
   deadlineNs: bigint;
   resolve: (value: unknown) => void;
   reject: (err: Error) => void;
+  /** Stops watching the caller's abort signal (once the item left the queue). */
+  detach?: () => void;
 }
 
 /** Runs one formed batch; resolves each item itself (per-request results differ). */

@@ -1,4 +1,4 @@
-import { ModelUnavailableError } from '../core/model-host.errors';
+import { ModelUnavailableError, RequestCancelledError } from '../core/model-host.errors';
 import { systemBatcherClock, type BatcherClock } from './batcher.clock';
 import type { BatchRunner, BatchingPolicy, QueuePolicy, QueuedItem } from './batching.types';
 
@@ -8,6 +8,8 @@ export const LENGTH_WINDOW = 256;
 export interface DynamicBatcherOptions<T> {
   /** Called for each request dropped because its queue timeout expired. */
   onExpired?: (item: QueuedItem<T>) => void;
+  /** Called for each request removed because its caller left before it was dispatched. */
+  onAbandoned?: (item: QueuedItem<T>) => void;
   clock?: BatcherClock;
 }
 
@@ -31,6 +33,7 @@ export class DynamicBatcher<T> {
   private closed = false;
   private idleWaiters: Array<() => void> = [];
   private readonly onExpired: (item: QueuedItem<T>) => void;
+  private readonly onAbandoned: (item: QueuedItem<T>) => void;
   private readonly clock: BatcherClock;
 
   constructor(
@@ -40,6 +43,7 @@ export class DynamicBatcher<T> {
     options: DynamicBatcherOptions<T> = {},
   ) {
     this.onExpired = options.onExpired ?? (() => undefined);
+    this.onAbandoned = options.onAbandoned ?? (() => undefined);
     this.clock = options.clock ?? systemBatcherClock;
   }
 
@@ -54,8 +58,19 @@ export class DynamicBatcher<T> {
     return this.busy;
   }
 
-  /** Queues a request and resolves with whatever the runner resolves it with. */
-  submit<R>(payload: T, rows: number, priority: number, timeoutUs: number, length = 0): Promise<R> {
+  /**
+   * Queues a request and resolves with whatever the runner resolves it with. When `signal`
+   * aborts while the request still waits (its caller left), it is taken out of the queue and
+   * never runs; once dispatched, a batch cannot be interrupted.
+   */
+  submit<R>(
+    payload: T,
+    rows: number,
+    priority: number,
+    timeoutUs: number,
+    length = 0,
+    signal?: AbortSignal,
+  ): Promise<R> {
     if (this.closed) {
       return Promise.reject(new ModelUnavailableError('model version is unloading'));
     }
@@ -74,21 +89,35 @@ export class DynamicBatcher<T> {
         ? timeoutUs
         : qp.defaultTimeoutUs;
     const enqueuedNs = this.clock.nowNs();
-    if (this.isTop(level)) this.lastTopNs = enqueuedNs;
-    return new Promise<R>((resolve, reject) => {
-      queue.push({
-        payload,
-        rows,
-        length,
-        level,
-        enqueuedNs,
-        deadlineNs: effectiveTimeout > 0 ? enqueuedNs + BigInt(effectiveTimeout) * 1000n : 0n,
-        resolve: resolve as (v: unknown) => void,
-        reject,
-      });
-      this.levels.set(level, queue);
-      this.schedule();
+    const item: QueuedItem<T> = {
+      payload,
+      rows,
+      length,
+      level,
+      enqueuedNs,
+      deadlineNs: effectiveTimeout > 0 ? enqueuedNs + BigInt(effectiveTimeout) * 1000n : 0n,
+      resolve: () => undefined,
+      reject: () => undefined,
+    };
+    const done = new Promise<R>((resolve, reject) => {
+      item.resolve = resolve as (v: unknown) => void;
+      item.reject = reject;
     });
+    if (signal?.aborted) {
+      this.onAbandoned(item);
+      item.reject(new RequestCancelledError());
+      return done;
+    }
+    if (signal) {
+      const onAbort = () => this.abandon(item);
+      signal.addEventListener('abort', onAbort, { once: true });
+      item.detach = () => signal.removeEventListener('abort', onAbort);
+    }
+    if (this.isTop(level)) this.lastTopNs = enqueuedNs;
+    queue.push(item);
+    this.levels.set(level, queue);
+    this.schedule();
+    return done;
   }
 
   /** Stops taking requests and resolves once queued and running batches are done. */
@@ -129,10 +158,23 @@ export class DynamicBatcher<T> {
     this.notifyIdle();
   }
 
+  /** Takes a request whose caller left out of its queue, if it is still waiting there. */
+  private abandon(item: QueuedItem<T>): void {
+    const q = this.levels.get(item.level);
+    const at = q?.indexOf(item) ?? -1;
+    if (!q || at < 0) return;
+    q.splice(at, 1);
+    this.onAbandoned(item);
+    item.reject(new RequestCancelledError());
+    // The queue changed: a pending max_queue_delay wait or a drain may be over.
+    this.schedule();
+  }
+
   private start(batch: QueuedItem<T>[]): void {
     for (const item of batch) {
       const q = this.levels.get(item.level);
       q?.splice(q.indexOf(item), 1);
+      item.detach?.();
     }
     const low = !this.isTop(batch[0]!.level);
     const rows = batch.reduce((n, item) => n + item.rows, 0);
@@ -291,6 +333,7 @@ export class DynamicBatcher<T> {
       if (keep.length === queue.length) continue;
       for (const item of queue) {
         if (keep.includes(item)) continue;
+        item.detach?.();
         this.onExpired(item);
         item.reject(new ModelUnavailableError('request timeout expired while queued'));
       }

@@ -9,6 +9,7 @@ describe('ERROR_STATUS', () => {
     ['UNAVAILABLE', status.UNAVAILABLE, 503],
     ['RESOURCE_EXHAUSTED', status.RESOURCE_EXHAUSTED, 413],
     ['UNIMPLEMENTED', status.UNIMPLEMENTED, 501],
+    ['CANCELLED', status.CANCELLED, 499],
     ['INTERNAL', status.INTERNAL, 500],
   ] as const)('maps %s to gRPC %i and HTTP %i', (code, grpc, http) => {
     expect(ERROR_STATUS[code]).toEqual({ grpc, http });

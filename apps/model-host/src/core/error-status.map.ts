@@ -8,5 +8,7 @@ export const ERROR_STATUS: Readonly<Record<HostErrorCode, { grpc: status; http: 
   UNAVAILABLE: { grpc: status.UNAVAILABLE, http: 503 },
   RESOURCE_EXHAUSTED: { grpc: status.RESOURCE_EXHAUSTED, http: 413 },
   UNIMPLEMENTED: { grpc: status.UNIMPLEMENTED, http: 501 },
+  // Nobody reads this answer (the caller left); 499 is the de-facto "client closed request".
+  CANCELLED: { grpc: status.CANCELLED, http: 499 },
   INTERNAL: { grpc: status.INTERNAL, http: 500 },
 };

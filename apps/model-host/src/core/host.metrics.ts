@@ -21,6 +21,7 @@ export class HostMetrics {
   private readonly inferUs: Counter<'model' | 'version'>;
   private readonly outputUs: Counter<'model' | 'version'>;
   private readonly elements: Counter<'model' | 'version' | 'kind'>;
+  private readonly abandonedCount: Counter<'model' | 'version'>;
 
   constructor(readonly registry: Registry) {
     const labelNames = ['model', 'version'] as const;
@@ -72,6 +73,10 @@ export class HostMetrics {
       labelNames: ['model', 'version', 'kind'],
       registers: [registry],
     });
+    this.abandonedCount = counter(
+      'mesh_host_requests_abandoned_total',
+      'Requests taken out of the queue, never run, because their caller left (gRPC cancel, closed HTTP connection)',
+    );
   }
 
   pendingChanged(l: Labels, delta: number): void {
@@ -94,10 +99,22 @@ export class HostMetrics {
     this.outputUs.inc(l, us(c.outputNs));
   }
 
-  /** `reason` as Triton: REJECTED (queue full / timeout), BACKEND (model failed), OTHER. */
-  requestFailed(l: Labels, reason: 'REJECTED' | 'BACKEND' | 'OTHER', requestNs: number): void {
+  /**
+   * `reason` as Triton: REJECTED (queue full / timeout), CANCELED (the caller left), BACKEND
+   * (model failed), OTHER.
+   */
+  requestFailed(
+    l: Labels,
+    reason: 'REJECTED' | 'CANCELED' | 'BACKEND' | 'OTHER',
+    requestNs: number,
+  ): void {
     this.failure.inc({ ...l, reason });
     this.requestUs.inc(l, us(requestNs));
+  }
+
+  /** A queued request dropped before dispatch because its caller left. */
+  abandoned(l: Labels): void {
+    this.abandonedCount.inc(l);
   }
 
   executed(l: Labels, paddedElements: number, realElements: number): void {
@@ -117,6 +134,7 @@ export class HostMetrics {
       this.inputUs,
       this.inferUs,
       this.outputUs,
+      this.abandonedCount,
     ]) {
       c.inc(l, 0);
     }

@@ -29,6 +29,8 @@ export interface InferRequest {
   priority: number;
   /** 0 = the model's default timeout. */
   timeoutUs: number;
+  /** Aborts when the caller leaves; a request still queued then is dropped, never run. */
+  signal?: AbortSignal;
 }
 
 /** A result tensor: the model's own datatypes, or BYTES (4-byte length + bytes per element). */

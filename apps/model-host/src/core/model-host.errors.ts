@@ -8,6 +8,7 @@ export type HostErrorCode =
   | 'UNAVAILABLE'
   | 'RESOURCE_EXHAUSTED'
   | 'UNIMPLEMENTED'
+  | 'CANCELLED'
   | 'INTERNAL';
 
 export class HostError extends Error {
@@ -38,6 +39,13 @@ export class InvalidInferenceError extends HostError {
 export class ModelUnavailableError extends HostError {
   constructor(message: string) {
     super('UNAVAILABLE', message);
+  }
+}
+
+/** The caller left (gRPC cancel, closed HTTP connection) before its request was dispatched. */
+export class RequestCancelledError extends HostError {
+  constructor(message = 'the caller cancelled the request before it ran') {
+    super('CANCELLED', message);
   }
 }
 

@@ -8,7 +8,12 @@ import type { HostMetrics } from './host.metrics';
 import { validateInferRequest } from './infer-request.validator';
 import { InferenceStatistics } from './inference-statistics';
 import type { ComputeTimings, HostTensor, InferRequest, InferResponse } from './inference.types';
-import { HostError, InferenceExecutionError, toHostError } from './model-host.errors';
+import {
+  HostError,
+  InferenceExecutionError,
+  toHostError,
+  type HostErrorCode,
+} from './model-host.errors';
 import type { ModelVersionSpec } from './model-spec';
 
 /** The execution side a runtime needs: its instances and a way to run one batch. */
@@ -32,6 +37,12 @@ interface Done {
   outputs: HostTensor[];
   queueNs: number;
   compute: ComputeTimings;
+}
+
+/** Triton's `reason` label of nv_inference_request_failure for a host error code. */
+function failureReason(code: HostErrorCode): 'REJECTED' | 'CANCELED' | 'BACKEND' {
+  if (code === 'UNAVAILABLE') return 'REJECTED';
+  return code === 'CANCELLED' ? 'CANCELED' : 'BACKEND';
 }
 
 const DATATYPE_OF_ORT = new Map<string, FixedDatatype>(
@@ -59,6 +70,7 @@ export class ModelVersionRuntime {
       // Capacity is every instance: the batcher counts the batches it has running itself.
       () => executor.size,
       (batch) => this.runBatch(batch),
+      { onAbandoned: () => metrics.abandoned(this.labels) },
     );
     executor.onCapacity = () => this.batcher.schedule();
     // Output axes (after the batch axis) declared variable may carry a padded input length.
@@ -96,6 +108,7 @@ export class ModelVersionRuntime {
         req.priority,
         req.timeoutUs,
         length,
+        req.signal,
       );
       this.stats.recordSuccess(elapsed(), done.queueNs, done.compute, rows);
       this.metrics.requestSucceeded(this.labels, elapsed(), done.queueNs, done.compute, rows);
@@ -108,11 +121,7 @@ export class ModelVersionRuntime {
     } catch (err: unknown) {
       const e = toHostError(err);
       this.stats.recordFailure(elapsed());
-      this.metrics.requestFailed(
-        this.labels,
-        e.code === 'UNAVAILABLE' ? 'REJECTED' : 'BACKEND',
-        elapsed(),
-      );
+      this.metrics.requestFailed(this.labels, failureReason(e.code), elapsed());
       throw e;
     } finally {
       this.metrics.pendingChanged(this.labels, -1);

@@ -69,6 +69,19 @@ function echoRequestId(call: {
 }
 
 /**
+ * Aborts when the client cancels the call (or its deadline passes): grpc-js emits 'cancelled'
+ * then, and a request of that call still queued is dropped instead of run for nobody.
+ */
+function callerGone(
+  call: grpc.ServerUnaryCall<unknown, unknown> | grpc.ServerDuplexStream<unknown, unknown>,
+): AbortSignal {
+  const gone = new AbortController();
+  if (call.cancelled) gone.abort();
+  else call.once('cancelled', () => gone.abort());
+  return gone.signal;
+}
+
+/**
  * `inference.GRPCInferenceService` on raw grpc-js: each handler maps the proto message to one
  * ModelHostService call and back. Errors become the status from ERROR_STATUS.
  */
@@ -81,11 +94,11 @@ export class InferenceServicer {
 
   handlers(): grpc.UntypedServiceImplementation {
     const unary =
-      <Req>(fn: (req: Req, metadata: grpc.Metadata) => unknown) =>
+      <Req>(fn: (req: Req, metadata: grpc.Metadata, call: Unary<Req>) => unknown) =>
       (call: Unary<Req>, cb: grpc.sendUnaryData<unknown>) => {
         echoRequestId(call);
         Promise.resolve()
-          .then(() => fn(call.request, call.metadata))
+          .then(() => fn(call.request, call.metadata, call))
           .then(
             (res) => cb(null, res),
             (err: unknown) => cb(this.toStatus(err)),
@@ -104,8 +117,8 @@ export class InferenceServicer {
         extensions: SERVER_EXTENSIONS,
       })),
       ModelMetadata: unary((r: ModelMetadataRequest) => h.metadata(r.name, r.version ?? '')),
-      ModelInfer: unary(async (r: ModelInferRequest, md) =>
-        toInferMessage(await this.inferLogged('ModelInfer', r, md)),
+      ModelInfer: unary(async (r: ModelInferRequest, md, call) =>
+        toInferMessage(await this.inferLogged('ModelInfer', r, md, callerGone(call))),
       ),
       ModelStreamInfer: (call: grpc.ServerDuplexStream<ModelInferRequest, unknown>) =>
         this.stream(call),
@@ -141,6 +154,8 @@ export class InferenceServicer {
   /** Each streamed request is answered in the stream; errors travel in error_message (as Triton). */
   private stream(call: grpc.ServerDuplexStream<ModelInferRequest, unknown>): void {
     echoRequestId(call);
+    // Cancelling the stream cancels every request of it still waiting in a queue.
+    const gone = callerGone(call);
     let open = 0;
     let ended = false;
     const maybeEnd = () => {
@@ -149,7 +164,7 @@ export class InferenceServicer {
     call.on('data', (req: ModelInferRequest) => {
       open++;
       Promise.resolve()
-        .then(() => this.inferLogged('ModelStreamInfer', req, call.metadata))
+        .then(() => this.inferLogged('ModelStreamInfer', req, call.metadata, gone))
         .then(
           (res) => call.write({ error_message: '', infer_response: toInferMessage(res) }),
           (err: unknown) =>
@@ -181,6 +196,7 @@ export class InferenceServicer {
     method: string,
     req: ModelInferRequest,
     metadata: grpc.Metadata,
+    signal: AbortSignal,
   ): Promise<InferResponse> {
     const call: HostCall = {
       requestId: requestIdOf(metadata.get('x-request-id')[0], req.id),
@@ -189,7 +205,7 @@ export class InferenceServicer {
       model: req.model_name,
       version: req.model_version ?? '',
     };
-    return this.access.around(call, () => this.host.infer(fromInferMessage(req)));
+    return this.access.around(call, () => this.host.infer({ ...fromInferMessage(req), signal }));
   }
 
   private toStatus(err: unknown): Partial<grpc.StatusObject> {

@@ -40,6 +40,18 @@ function repositoryParameters(body: Buffer | undefined): Record<string, LoadPara
   return out;
 }
 
+/**
+ * Aborts when the connection closes before the answer was written (the caller gave up), so a
+ * request still queued for a batch is dropped instead of run for nobody.
+ */
+function callerGone(reply: FastifyReply): AbortSignal {
+  const gone = new AbortController();
+  const res = reply.raw;
+  if (res.socket === null || res.socket.destroyed) gone.abort();
+  else res.once('close', () => (res.writableFinished ? undefined : gone.abort()));
+  return gone.signal;
+}
+
 /** KServe v2 REST (JSON) on the HTTP port; each route maps to one ModelHostService call. */
 @Controller('v2')
 export class KserveHttpController {
@@ -122,6 +134,7 @@ export class KserveHttpController {
       version,
     };
     let binaryOutput: HttpInferRequest['binaryOutput'] = () => true;
+    const signal = callerGone(reply);
     const res = await this.access.around(call, () => {
       const decoded = this.decodeInfer(model, version, body, headerLength);
       call.requestId = requestIdOf(requestId, decoded.id);
@@ -135,6 +148,7 @@ export class KserveHttpController {
         classification: decoded.classification,
         priority: decoded.priority,
         timeoutUs: decoded.timeoutUs,
+        signal,
       });
     });
     const encoded = encodeHttpInferResponse(res, binaryOutput);

@@ -12,7 +12,7 @@ export interface CallContext {
   stickyKey: string | undefined;
   /** When the edge received the call (`performance.now()`), for queue time and latencyMs. */
   receivedAt: number;
-  /** Aborts when the caller goes away (connection closed, call cancelled). */
+  /** Aborts when the caller leaves (closed connection, gRPC cancel): its backend call is cancelled. */
   signal?: AbortSignal;
   /** Filled in as the call is served, for the access log line. */
   served?: { tenant?: string; task?: string; model?: string; version?: number };

@@ -99,6 +99,9 @@ function setup(
     infer: async (v, batch, meta) => {
       priorities.push(`${v.version}@${meta.priority}`);
       await gated;
+      // A cancelled backend call fails with CANCELLED, as grpc-js reports it.
+      if (meta.signal?.aborted)
+        throw Object.assign(new Error('cancelled'), { code: 'BACKEND_ERROR', grpcCode: 1 });
       const texts = (batch as unknown as { texts: string[] }).texts;
       sent.push(texts);
       return { shape: [texts.length, 1], data: Float32Array.from(texts, (t) => t.length) };
@@ -261,5 +264,19 @@ describe('PredictService', () => {
     await service.predictBatch(ctx, tenant, { task: 't', texts: ['a', 'bb'] });
     await service.predict(ctx, tenant, { task: 't', text: 'c' });
     expect(priorities).toEqual(['1@2', '1@1']);
+  });
+
+  it("cancels the backend call with the caller's signal and counts a caller that left as CLIENT_CLOSED", async () => {
+    const { service, gate, registry } = setup();
+    gate.close();
+    const gone = new AbortController();
+    const call = service.predict({ ...ctx, signal: gone.signal }, tenant, { task: 't', text: 'a' });
+    await new Promise((r) => setImmediate(r));
+    gone.abort();
+    gate.open();
+    await expect(call).rejects.toMatchObject({ grpcCode: 1 });
+    const requests = await registry.getSingleMetricAsString('mesh_router_requests_total');
+    expect(requests).toContain('outcome="CLIENT_CLOSED"');
+    expect(requests).not.toContain('outcome="BACKEND_UNAVAILABLE"');
   });
 });

@@ -119,7 +119,8 @@ export class PredictService {
     } catch (err: unknown) {
       // The code the caller sees (a backend's failure is BAD_BACKEND_RESPONSE, not the raw
       // BACKEND_ERROR), so the traffic signals count it against the version.
-      outcome = describeError(err).code;
+      // A caller that left is not the version's failure (its call was cancelled on purpose).
+      outcome = ctx.signal?.aborted === true ? 'CLIENT_CLOSED' : describeError(err).code;
       throw err;
     } finally {
       this.metrics.request(
@@ -208,6 +209,7 @@ export class PredictService {
             requestId: ctx.requestId,
             traceparent: ctx.traceparent,
             priority,
+            ...(ctx.signal ? { signal: ctx.signal } : {}),
           });
     t = this.lap('infer', version, t);
     const predictions = version.postprocess(output, batch);

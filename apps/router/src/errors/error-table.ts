@@ -40,6 +40,8 @@ export const ERROR_TABLE = {
   RATE_LIMITED: { http: 429, grpc: GrpcStatus.RESOURCE_EXHAUSTED },
   TOO_MANY_IN_FLIGHT: { http: 429, grpc: GrpcStatus.RESOURCE_EXHAUSTED },
   JOB_QUOTA_EXCEEDED: { http: 429, grpc: GrpcStatus.RESOURCE_EXHAUSTED },
+  // The caller left before the answer; nobody reads it (nginx's "client closed request").
+  CLIENT_CLOSED: { http: 499, grpc: GrpcStatus.CANCELLED },
   INTERNAL: { http: 500, grpc: GrpcStatus.INTERNAL },
   BAD_BACKEND_RESPONSE: { http: 502, grpc: GrpcStatus.INTERNAL },
   OUTPUT_SHAPE_MISMATCH: { http: 502, grpc: GrpcStatus.INTERNAL },

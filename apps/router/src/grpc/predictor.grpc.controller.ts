@@ -137,10 +137,19 @@ export class PredictorGrpcController {
 }
 
 function contextOf(md: Metadata, call: ServerUnaryCall<unknown, unknown>): CallContext {
-  const ctx = callContext('grpc', (name) => {
-    const v = md.get(name)[0];
-    return typeof v === 'string' ? v : undefined;
-  });
+  // grpc-js emits 'cancelled' when the client cancels or its deadline passes.
+  const gone = new AbortController();
+  if (call.cancelled) gone.abort();
+  else call.once('cancelled', () => gone.abort());
+  const ctx = callContext(
+    'grpc',
+    (name) => {
+      const v = md.get(name)[0];
+      return typeof v === 'string' ? v : undefined;
+    },
+    undefined,
+    gone.signal,
+  );
   const out = new Metadata();
   out.set('x-request-id', ctx.requestId);
   call.sendMetadata(out);

@@ -29,6 +29,7 @@ export function callContext(
   transport: CallContext['transport'],
   get: (name: string) => HeaderValue,
   receivedAt = performance.now(),
+  signal?: AbortSignal,
 ): CallContext {
   const sticky = first(get('x-mesh-sticky-key'));
   return {
@@ -39,6 +40,7 @@ export function callContext(
     stickyKey:
       sticky !== undefined && sticky.length > 0 && sticky.length <= 256 ? sticky : undefined,
     receivedAt,
+    ...(signal ? { signal } : {}),
   };
 }
 

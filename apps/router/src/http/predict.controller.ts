@@ -68,7 +68,7 @@ export class PredictController {
 }
 
 function contextOf(req: FastifyRequest): CallContext {
-  const ctx = callContext('http', (name) => req.headers[name], req.meshReceivedAt);
+  const ctx = callContext('http', (name) => req.headers[name], req.meshReceivedAt, req.meshSignal);
   req.meshCall = ctx;
   return ctx;
 }

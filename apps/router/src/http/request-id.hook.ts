@@ -1,3 +1,4 @@
+import type { ServerResponse } from 'node:http';
 import { performance } from 'node:perf_hooks';
 import type { FastifyInstance } from 'fastify';
 import type { AccessLog } from '../core/access.log';
@@ -10,7 +11,16 @@ declare module 'fastify' {
     meshReceivedAt?: number;
     /** The call's context once a handler built it (tenant, task, model, version served). */
     meshCall?: CallContext;
+    /** Aborts when the connection closes before the answer was written (the caller left). */
+    meshSignal?: AbortSignal;
   }
+}
+
+/** Aborts once `res` closes without having been written in full, i.e. the caller gave up. */
+function callerGone(res: ServerResponse): AbortSignal {
+  const gone = new AbortController();
+  res.once('close', () => (res.writableFinished ? undefined : gone.abort()));
+  return gone.signal;
 }
 
 /**
@@ -20,6 +30,7 @@ declare module 'fastify' {
 export function installRequestIdHook(fastify: FastifyInstance): void {
   fastify.addHook('onRequest', (request, reply, done) => {
     request.meshReceivedAt = performance.now();
+    request.meshSignal = callerGone(reply.raw);
     const id = requestIdFrom(request.headers['x-request-id']);
     request.headers['x-request-id'] = id;
     void reply.header('x-request-id', id);

@@ -3,7 +3,7 @@ import { loadInferencePackage } from '../inference-proto.loader';
 import type { ModelInferRequest, ModelInferResponse } from '../kserve.types';
 
 type Callback = (err: Partial<grpc.StatusObject> | null, res?: unknown) => void;
-type Call = { request: unknown; metadata: grpc.Metadata };
+type Call = Pick<grpc.ServerUnaryCall<unknown, unknown>, 'request' | 'metadata' | 'once'>;
 
 export interface FakeModel {
   name: string;
@@ -31,6 +31,8 @@ export class FakeInferenceServer {
   /** When set, ModelInfer waits until release() is called. */
   holding = false;
   inferCalls = 0;
+  /** ModelInfer calls the client cancelled while the server held them. */
+  cancelledCalls = 0;
   inFlight = 0;
   readonly received: { request: ModelInferRequest; metadata: Record<string, unknown> }[] = [];
   private held: (() => void)[] = [];
@@ -91,6 +93,7 @@ export class FakeInferenceServer {
 
   private async modelInfer(c: Call, cb: Callback): Promise<void> {
     this.inferCalls++;
+    c.once('cancelled', () => this.cancelledCalls++);
     const req = c.request as ModelInferRequest;
     this.received.push({ request: req, metadata: c.metadata.getMap() });
     if (this.failures.remaining > 0) {

@@ -25,7 +25,9 @@ void runMain('batch-worker', async () => {
   );
   const backends = new KServeBackends(kservePoolOptionsFromEnv(config), logger);
   const inference = new WorkerInference(catalog, backends);
-  const app = await createHttpApp(BatchWorkerModule.register(config, logger, inference), logger);
+  const app = await createHttpApp(BatchWorkerModule.register(config, logger, inference), logger, {
+    timeouts: config,
+  });
   await listenHttp(app, config.WORKER_PORT, config.HOST, logger, 'http');
   return { app, logger };
 });

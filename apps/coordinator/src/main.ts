@@ -15,7 +15,9 @@ void runMain('coordinator', async () => {
   const config = loadCoordinatorConfig();
   const logger = createLogger('coordinator', config.LOG_LEVEL);
   announceRedisPrefix(logger, config.REDIS_KEY_PREFIX);
-  const app = await createHttpApp(CoordinatorModule.register(config, logger), logger);
+  const app = await createHttpApp(CoordinatorModule.register(config, logger), logger, {
+    timeouts: config,
+  });
   const filter = new CoordinatorErrorFilter(logger);
   app.useGlobalFilters(filter);
   const fastify = app.getHttpAdapter().getInstance() as unknown as FastifyInstance;

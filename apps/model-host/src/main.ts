@@ -49,6 +49,7 @@ void runMain('model-host', async () => {
   const app = await createHttpApp(ModelHostModule.register(host, access), logger, {
     bodyLimitBytes: config.GRPC_MAX_MESSAGE_BYTES,
     nestBodyParsers: false,
+    timeouts: config,
   });
   const fastify = app.getHttpAdapter().getInstance() as unknown as FastifyInstance;
   installRawBodyParser(fastify);

@@ -43,6 +43,7 @@ void runMain('router', async () => {
     bodyLimitBytes: config.ROUTER_BODY_LIMIT_BYTES,
     clientErrorHandler: answerClientError,
     nestBodyParsers: false,
+    timeouts: config,
   });
   configureHttp(app, logger);
   const grpc = grpcServer(config);

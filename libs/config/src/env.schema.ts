@@ -75,6 +75,13 @@ export const pemFile = z.string().refine(isFile, 'no such file').optional();
 export const commonEnv = {
   LOG_LEVEL: logLevel,
   HOST: z.string().default('127.0.0.1'),
+  /**
+   * Longest an HTTP request may take to arrive in full (headers and body); a slower client is
+   * cut off with 408. Node's own default, which Fastify turns off unless told.
+   */
+  HTTP_REQUEST_TIMEOUT_MS: positiveInt(300_000),
+  /** Longest the request headers may take to arrive (a slow-headers client is cut off). */
+  HTTP_HEADERS_TIMEOUT_MS: positiveInt(10_000),
 };
 
 /** Variables of apps that talk to Redis. */

@@ -154,3 +154,8 @@ export {
   type RetryOptions,
   type RetryRun,
 } from './retry.policy';
+export {
+  invalidArgumentAnswer,
+  refuseUndecodableRequests,
+  type UndecodableAnswer,
+} from './undecodable-request.guard';

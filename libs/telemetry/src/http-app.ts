@@ -16,6 +16,8 @@ export interface HttpAppOptions {
    * the body parsers it accepts (anything else is 415). Default true.
    */
   nestBodyParsers?: boolean;
+  /** Cut-offs for slow clients (slow headers, slow bodies); from the app's common env. */
+  timeouts?: { HTTP_REQUEST_TIMEOUT_MS: number; HTTP_HEADERS_TIMEOUT_MS: number };
 }
 
 /** A Nest application on Fastify whose logs go to the process's pino logger. */
@@ -24,10 +26,19 @@ export async function createHttpApp(
   logger: Logger,
   options: HttpAppOptions = {},
 ): Promise<NestFastifyApplication> {
+  const requestMs = options.timeouts?.HTTP_REQUEST_TIMEOUT_MS ?? 300_000;
   const adapter = new FastifyAdapter({
     bodyLimit: options.bodyLimitBytes ?? 1024 * 1024,
+    // Without it Fastify disables Node's request timeout: a client trickling its body one byte
+    // at a time would hold its socket (and the request's memory) forever.
+    requestTimeout: requestMs,
     ...(options.clientErrorHandler ? { clientErrorHandler: options.clientErrorHandler } : {}),
   });
+  // Node checks both on an interval; the header cut-off may not exceed the request one.
+  adapter.getInstance().server.headersTimeout = Math.min(
+    options.timeouts?.HTTP_HEADERS_TIMEOUT_MS ?? 10_000,
+    requestMs,
+  );
   return NestFactory.create<NestFastifyApplication>(module, adapter, {
     logger: new NestPinoLogger(logger),
     abortOnError: false,

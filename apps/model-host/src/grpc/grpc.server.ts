@@ -1,5 +1,5 @@
 import * as grpc from '@grpc/grpc-js';
-import { loadInferencePackage } from '@mesh/kserve';
+import { loadInferencePackage, refuseUndecodableRequests } from '@mesh/kserve';
 import type { Logger } from 'pino';
 import type { HostAccessLog } from '../core/host-access.log';
 import type { ModelHostService } from '../core/model-host.service';
@@ -20,6 +20,8 @@ export class GrpcServer {
       'grpc.max_receive_message_length': maxMessageBytes,
       'grpc.max_send_message_length': maxMessageBytes,
     });
+    // Junk bytes are the caller's INVALID_ARGUMENT, not the server's INTERNAL.
+    refuseUndecodableRequests(this.server);
     const pkg = loadInferencePackage();
     this.server.addService(
       pkg.inferenceService,

@@ -2,7 +2,10 @@ import { Server, ServerCredentials } from '@grpc/grpc-js';
 import { loadSync } from '@grpc/proto-loader';
 import { ReflectionService } from '@grpc/reflection';
 import { ServerGrpc, type GrpcOptions } from '@nestjs/microservices';
+import { refuseUndecodableRequests } from '@mesh/kserve';
 import { HealthImplementation, protoPath as healthProtoPath } from 'grpc-health-check';
+import { RequestValidationError } from '../errors/router.errors';
+import { toGrpcError } from './grpc-error.filter';
 
 type Options = Required<GrpcOptions>['options'];
 
@@ -35,6 +38,15 @@ export class MeshGrpcServer extends ServerGrpc {
       'grpc.max_send_message_length': this.maxMessageBytes,
       'grpc.max_receive_message_length': this.maxMessageBytes,
     });
+    // Bytes that are not the method's message are the caller's INVALID_ARGUMENT (grpc-js says
+    // INTERNAL), answered in the mesh's error shape.
+    refuseUndecodableRequests(server, (path, reason) =>
+      toGrpcError(
+        new RequestValidationError([
+          { path: '', message: `not a valid message for ${path}: ${reason}` },
+        ]),
+      ),
+    );
     this.health.addToServer(server);
     const protoPaths = [this.meshOptions.protoPath ?? []].flat();
     const described = loadSync([...protoPaths, healthProtoPath], this.meshOptions.loader ?? {});

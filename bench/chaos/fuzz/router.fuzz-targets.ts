@@ -1,0 +1,212 @@
+import * as grpc from '@grpc/grpc-js';
+import * as protoLoader from '@grpc/proto-loader';
+import fc from 'fast-check';
+import { join } from 'node:path';
+import { ERROR_TABLE, isErrorCode } from '../../../apps/router/src/errors/error-table';
+import { anyText, bodyOf, binaryJunk, headerText, mostly, objectOf } from './fuzz.values';
+import { erase, isObject, jsonOf, preview, type AnyFuzzTarget, type Verdict } from './fuzz.target';
+import { rawHttp, type RawHttpRequest } from './raw-http.client';
+import { grpcVerdict, rawUnary, wireJunk } from './grpc-raw.call';
+
+export interface RouterFuzzEndpoints {
+  http: string;
+  /** `host:port` of the router's gRPC listener. */
+  grpc: string;
+  /** A key of a tenant with generous limits (so answers are mostly about the input). */
+  key: string;
+  /** Another tenant's key (its rate limits and task list differ). */
+  otherKey: string;
+}
+
+const ROOT = join(__dirname, '..', '..', '..');
+const TASKS = ['question-type', 'intent', 'sentiment', 'embed'];
+
+const task = fc.oneof(
+  { weight: 6, arbitrary: fc.constantFrom(...TASKS) },
+  { weight: 1, arbitrary: fc.string({ maxLength: 70 }) },
+  { weight: 1, arbitrary: fc.stringMatching(/^[a-z][a-z0-9._-]{0,70}$/) },
+);
+
+const predictBody = objectOf({
+  task: mostly(task),
+  text: mostly(anyText),
+  textPair: fc.option(mostly(anyText), { nil: undefined }),
+});
+const batchBody = objectOf({
+  task: mostly(task),
+  texts: mostly(
+    fc.oneof(
+      { weight: 5, arbitrary: fc.array(anyText, { minLength: 1, maxLength: 12 }) },
+      { weight: 1, arbitrary: fc.array(fc.constant('a'), { minLength: 200, maxLength: 400 }) },
+      { weight: 1, arbitrary: fc.array(mostly(fc.string()), { maxLength: 6 }) },
+    ),
+  ),
+});
+
+function authOf(ep: RouterFuzzEndpoints): fc.Arbitrary<string | undefined> {
+  return fc.oneof(
+    { weight: 8, arbitrary: fc.constant(`Bearer ${ep.key}`) },
+    { weight: 1, arbitrary: fc.constant(`Bearer ${ep.otherKey}`) },
+    { weight: 1, arbitrary: fc.constant(undefined) },
+    { weight: 1, arbitrary: headerText },
+  );
+}
+
+const contentType = fc.oneof(
+  { weight: 10, arbitrary: fc.constant('application/json') },
+  {
+    weight: 3,
+    arbitrary: fc.constantFrom(
+      undefined,
+      'text/plain',
+      'application/json; charset=utf-8',
+      'application/x-ndjson',
+      'multipart/form-data; boundary=x',
+      'APPLICATION/JSON',
+    ),
+  },
+  { weight: 1, arbitrary: headerText },
+);
+
+/** HTTP POST of fuzzed bodies and headers to one router endpoint. */
+function routerHttpTarget(
+  ep: RouterFuzzEndpoints,
+  path: '/v1/predict' | '/v1/predict:batch',
+  body: fc.Arbitrary<object>,
+): AnyFuzzTarget {
+  const cases = fc
+    .record({
+      auth: authOf(ep),
+      type: contentType,
+      body: bodyOf(body),
+      requestId: fc.option(headerText, { freq: 4, nil: undefined }),
+      traceparent: fc.option(headerText, { freq: 6, nil: undefined }),
+      sticky: fc.option(headerText, { freq: 6, nil: undefined }),
+    })
+    .map((c): RawHttpRequest => {
+      const headers: Record<string, string> = {};
+      if (c.auth !== undefined) headers.authorization = c.auth;
+      if (c.type !== undefined) headers['content-type'] = c.type;
+      if (c.requestId !== undefined) headers['x-request-id'] = c.requestId;
+      if (c.traceparent !== undefined) headers.traceparent = c.traceparent;
+      if (c.sticky !== undefined) headers['x-mesh-sticky-key'] = c.sticky;
+      return { method: 'POST', path, headers, body: c.body };
+    });
+  return erase({
+    api: `router HTTP POST ${path}`,
+    cases,
+    describe: (r) => preview({ headers: r.headers, body: r.body?.toString() }),
+    send: async (r) => {
+      const res = await rawHttp(ep.http, r);
+      return routerHttpVerdict(res.status, res.body, path === '/v1/predict' ? 'predict' : 'batch');
+    },
+  });
+}
+
+/** 2xx with the documented answer, or a 4xx in the router's error shape with its table status. */
+export function routerHttpVerdict(
+  status: number,
+  body: Buffer,
+  kind: 'predict' | 'batch',
+): Verdict {
+  const json = jsonOf(body);
+  if (status >= 200 && status < 300) {
+    const ok =
+      isObject(json) &&
+      typeof json.model === 'string' &&
+      typeof json.version === 'number' &&
+      typeof json.latencyMs === 'number' &&
+      (kind === 'batch'
+        ? Array.isArray(json.results)
+        : typeof json.label === 'string' || Array.isArray(json.embedding));
+    return ok ? { outcome: String(status) } : { outcome: String(status), problem: 'bad 2xx body' };
+  }
+  const error = isObject(json) && isObject(json.error) ? json.error : undefined;
+  const code = error?.code;
+  const outcome = `${status} ${typeof code === 'string' ? code : '?'}`;
+  if (status >= 500) return { outcome, problem: `${status}: ${preview(json ?? body.toString())}` };
+  if (!error || !isErrorCode(code) || typeof error.message !== 'string' || error.message === '') {
+    return { outcome, problem: `undocumented error shape: ${preview(body.toString())}` };
+  }
+  if (ERROR_TABLE[code].http !== status) {
+    return {
+      outcome,
+      problem: `${code} answered with ${status}, table says ${ERROR_TABLE[code].http}`,
+    };
+  }
+  return { outcome };
+}
+
+function loadPredictor(): grpc.ServiceDefinition {
+  const def = protoLoader.loadSync(join(ROOT, 'proto', 'mesh', 'v1', 'predictor.proto'), {
+    keepCase: false,
+    longs: Number,
+    enums: String,
+    defaults: true,
+    oneofs: true,
+  });
+  return def['mesh.v1.Predictor'] as grpc.ServiceDefinition;
+}
+
+/** Printable ASCII: what grpc-js lets a client put in a text metadata value. */
+const metadataText = fc
+  .string({ unit: 'grapheme-ascii', maxLength: 40 })
+  .map((s) => s.replace(/[^\x20-\x7e]/g, ''));
+
+/** mesh.v1.Predictor Predict / PredictBatch: well-typed messages with wild strings, or raw bytes. */
+function routerGrpcTarget(
+  ep: RouterFuzzEndpoints,
+  method: 'Predict' | 'PredictBatch',
+): AnyFuzzTarget {
+  const service = loadPredictor();
+  const m = service[method]!;
+  const message =
+    method === 'Predict'
+      ? fc.record(
+          { task, text: anyText, textPair: fc.option(anyText, { nil: undefined }) },
+          { requiredKeys: [] },
+        )
+      : fc.record({ task, texts: fc.array(anyText, { maxLength: 12 }) }, { requiredKeys: [] });
+  const cases = fc.record({
+    auth: fc.oneof(
+      { weight: 8, arbitrary: fc.constant(`Bearer ${ep.key}`) },
+      { weight: 1, arbitrary: fc.constant(`Bearer ${ep.otherKey}`) },
+      { weight: 1, arbitrary: fc.constant(undefined) },
+      { weight: 1, arbitrary: metadataText },
+    ),
+    payload: fc.oneof(
+      { weight: 8, arbitrary: message.map((msg) => m.requestSerialize(msg)) },
+      { weight: 1, arbitrary: wireJunk },
+      { weight: 1, arbitrary: binaryJunk },
+    ),
+    requestId: fc.option(metadataText, { freq: 4, nil: undefined }),
+  });
+  return erase({
+    api: `router gRPC mesh.v1.Predictor/${method}`,
+    cases,
+    describe: (c) => preview({ auth: c.auth, payload: c.payload }),
+    send: async (c) => {
+      const md = new grpc.Metadata();
+      if (c.auth !== undefined) md.set('authorization', c.auth);
+      if (c.requestId !== undefined) md.set('x-request-id', c.requestId);
+      const res = await rawUnary(ep.grpc, m.path, c.payload, md);
+      return grpcVerdict(res, (err, trailers) => {
+        const code = trailers?.get('x-mesh-error-code')[0];
+        if (!isErrorCode(code)) return 'no x-mesh-error-code in the trailers';
+        return ERROR_TABLE[code].grpc === err.code
+          ? undefined
+          : `${code} sent with status ${err.code}`;
+      });
+    },
+  });
+}
+
+/** Every router API the fuzzer covers: HTTP predict and batch, gRPC Predict and PredictBatch. */
+export function routerFuzzTargets(ep: RouterFuzzEndpoints): AnyFuzzTarget[] {
+  return [
+    routerHttpTarget(ep, '/v1/predict', predictBody),
+    routerHttpTarget(ep, '/v1/predict:batch', batchBody),
+    routerGrpcTarget(ep, 'Predict'),
+    routerGrpcTarget(ep, 'PredictBatch'),
+  ];
+}

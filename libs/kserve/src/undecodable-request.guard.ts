@@ -1,0 +1,71 @@
+import * as grpc from '@grpc/grpc-js';
+
+/** How a server answers a request whose bytes are not its method's protobuf message. */
+export type UndecodableAnswer = (path: string, reason: string) => Partial<grpc.StatusObject>;
+
+const UNDECODABLE = Symbol('undecodable request');
+
+interface Undecodable {
+  [UNDECODABLE]: string;
+}
+
+function isUndecodable(request: unknown): request is Undecodable {
+  return typeof request === 'object' && request !== null && UNDECODABLE in request;
+}
+
+export const invalidArgumentAnswer: UndecodableAnswer = (path, reason) => ({
+  code: grpc.status.INVALID_ARGUMENT,
+  details: `the request is not a valid message for ${path}: ${reason}`,
+});
+
+type Handler = (
+  call: { request?: unknown; emit(e: string, v: unknown): boolean },
+  cb?: unknown,
+) => void;
+
+/**
+ * grpc-js answers bytes that do not decode as the method's message with INTERNAL ("Error
+ * deserializing request"), which says the server failed. It is the caller's mistake: for every
+ * service added to `server` after this call, unary and server-streaming methods answer such a
+ * request with `answer` (INVALID_ARGUMENT by default) instead. Client-streaming methods decode
+ * message by message inside the stream and keep grpc-js's own handling.
+ */
+export function refuseUndecodableRequests(
+  server: grpc.Server,
+  answer: UndecodableAnswer = invalidArgumentAnswer,
+): void {
+  const add = server.addService.bind(server);
+  server.addService = (service, implementation) => {
+    const guarded: Record<string, grpc.MethodDefinition<unknown, unknown>> = { ...service };
+    const impl: grpc.UntypedServiceImplementation = { ...implementation };
+    for (const [name, method] of Object.entries(service)) {
+      if (method.requestStream) continue;
+      const key =
+        implementation[name] === undefined && typeof method.originalName === 'string'
+          ? method.originalName
+          : name;
+      const handler = implementation[key] as unknown as Handler | undefined;
+      if (!handler) continue;
+      guarded[name] = {
+        ...method,
+        requestDeserialize: (bytes: Buffer) => {
+          try {
+            return method.requestDeserialize(bytes) as unknown;
+          } catch (err: unknown) {
+            const reason = err instanceof Error ? err.message : String(err);
+            return { [UNDECODABLE]: reason } satisfies Undecodable;
+          }
+        },
+      };
+      const refuse = (request: Undecodable) => answer(method.path, request[UNDECODABLE]);
+      const guardedHandler: Handler = (call, cb) => {
+        if (!isUndecodable(call.request)) return handler(call, cb);
+        // Unary: the callback carries the status; server streaming: an 'error' event does.
+        if (typeof cb === 'function') (cb as grpc.sendUnaryData<unknown>)(refuse(call.request));
+        else call.emit('error', refuse(call.request));
+      };
+      impl[key] = guardedHandler;
+    }
+    add(guarded, impl);
+  };
+}

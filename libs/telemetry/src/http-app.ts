@@ -32,13 +32,15 @@ export async function createHttpApp(
     // Without it Fastify disables Node's request timeout: a client trickling its body one byte
     // at a time would hold its socket (and the request's memory) forever.
     requestTimeout: requestMs,
+    http: {
+      // The header cut-off may not exceed the request one.
+      headersTimeout: Math.min(options.timeouts?.HTTP_HEADERS_TIMEOUT_MS ?? 10_000, requestMs),
+      // Node looks for overdue requests on this period (30 s by default, so a cut-off could
+      // come up to 30 s late); one pass over the open connections per second is cheap.
+      connectionsCheckingInterval: 1000,
+    },
     ...(options.clientErrorHandler ? { clientErrorHandler: options.clientErrorHandler } : {}),
   });
-  // Node checks both on an interval; the header cut-off may not exceed the request one.
-  adapter.getInstance().server.headersTimeout = Math.min(
-    options.timeouts?.HTTP_HEADERS_TIMEOUT_MS ?? 10_000,
-    requestMs,
-  );
   return NestFactory.create<NestFastifyApplication>(module, adapter, {
     logger: new NestPinoLogger(logger),
     abortOnError: false,

@@ -24,6 +24,7 @@ export const ERROR_TABLE = {
   ROUTE_NOT_FOUND: { http: 404, grpc: GrpcStatus.NOT_FOUND },
   JOB_NOT_FOUND: { http: 404, grpc: GrpcStatus.NOT_FOUND },
   METHOD_NOT_ALLOWED: { http: 405, grpc: GrpcStatus.UNIMPLEMENTED },
+  REQUEST_TIMEOUT: { http: 408, grpc: GrpcStatus.DEADLINE_EXCEEDED },
   EPOCH_CONFLICT: { http: 409, grpc: GrpcStatus.ABORTED },
   PAYLOAD_TOO_LARGE: { http: 413, grpc: GrpcStatus.INVALID_ARGUMENT },
   TEXT_TOO_LONG: { http: 413, grpc: GrpcStatus.INVALID_ARGUMENT },

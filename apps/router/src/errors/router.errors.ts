@@ -66,6 +66,15 @@ export class HeadersTooLargeError extends RouterError {
   }
 }
 
+/** The request did not arrive in full within HTTP_REQUEST_TIMEOUT_MS (headers: _HEADERS_). */
+export class RequestTimeoutError extends RouterError {
+  readonly code = 'REQUEST_TIMEOUT';
+
+  constructor() {
+    super('the request did not arrive in time');
+  }
+}
+
 /** Bytes that are not an HTTP/1.1 request Node can parse. */
 export class MalformedHttpRequestError extends RouterError {
   readonly code = 'INVALID_ARGUMENT';

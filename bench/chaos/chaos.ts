@@ -3,12 +3,15 @@ import { availableParallelism, cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Cluster, ROOT } from './cluster';
 import { writeReport } from './report';
+import { clientsScenario } from './scenarios/clients.scenario';
+import { fuzzScenario } from './scenarios/fuzz.scenario';
 import { hostKillScenario } from './scenarios/host-kill.scenario';
 import { routerRestartScenario } from './scenarios/router-restart.scenario';
 import { redisScenario } from './scenarios/redis.scenario';
 import { workerCoordinatorScenario } from './scenarios/worker-coordinator.scenario';
 import { overloadScenario } from './scenarios/overload.scenario';
 import { soakScenario } from './scenarios/soak.scenario';
+import { isolationScenario } from './scenarios/isolation.scenario';
 import type { ChaosContext, ChaosScenario, ScenarioResult } from './scenario';
 
 /**
@@ -26,6 +29,9 @@ export const SCENARIOS: ChaosScenario[] = [
   workerCoordinatorScenario,
   overloadScenario,
   soakScenario,
+  clientsScenario,
+  fuzzScenario,
+  isolationScenario,
 ];
 
 /** Hard ceiling per scenario; past it the scenario is aborted and its processes killed. */

@@ -24,6 +24,8 @@ export interface ApiFuzzResult {
   outcomes: Record<string, number>;
   /** Answers that broke the contract (5xx, crash, hang, undocumented shape). */
   violations: number;
+  /** Those answers by outcome. */
+  violationOutcomes: Record<string, number>;
   /** Requests that got no answer at all (connection reset, timeout). */
   unanswered: number;
   findings: FuzzFinding[];
@@ -58,12 +60,14 @@ async function fuzzOne(target: AnyFuzzTarget, opts: FuzzOptions): Promise<ApiFuz
     sent: 0,
     outcomes: {},
     violations: 0,
+    violationOutcomes: {},
     unanswered: 0,
     findings: [],
     durationMs: 0,
   };
-  const note = (problem: string, input: unknown) => {
+  const note = (outcome: string, problem: string, input: unknown) => {
     result.violations++;
+    result.violationOutcomes[outcome] = (result.violationOutcomes[outcome] ?? 0) + 1;
     if (result.findings.length < KEPT_FINDINGS) {
       result.findings.push({ api: target.api, problem, input: target.describe(input) });
     }
@@ -76,11 +80,11 @@ async function fuzzOne(target: AnyFuzzTarget, opts: FuzzOptions): Promise<ApiFuz
       try {
         const verdict = await target.send(input);
         result.outcomes[verdict.outcome] = (result.outcomes[verdict.outcome] ?? 0) + 1;
-        if (verdict.problem) note(verdict.problem, input);
+        if (verdict.problem) note(verdict.outcome, verdict.problem, input);
       } catch (err: unknown) {
         result.unanswered++;
         result.outcomes.unanswered = (result.outcomes.unanswered ?? 0) + 1;
-        note(`no answer: ${err instanceof Error ? err.message : String(err)}`, input);
+        note('unanswered', `no answer: ${err instanceof Error ? err.message : String(err)}`, input);
       }
     }
   };

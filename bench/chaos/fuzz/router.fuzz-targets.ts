@@ -16,32 +16,36 @@ export interface RouterFuzzEndpoints {
   key: string;
   /** Another tenant's key (its rate limits and task list differ). */
   otherKey: string;
+  /** Tasks the routing table serves (the generators mostly pick these). */
+  tasks: readonly string[];
 }
 
 const ROOT = join(__dirname, '..', '..', '..');
-const TASKS = ['question-type', 'intent', 'sentiment', 'embed'];
+function taskOf(tasks: readonly string[]): fc.Arbitrary<string> {
+  return fc.oneof(
+    { weight: 6, arbitrary: fc.constantFrom(...tasks) },
+    { weight: 1, arbitrary: fc.string({ maxLength: 70 }) },
+    { weight: 1, arbitrary: fc.stringMatching(/^[a-z][a-z0-9._-]{0,70}$/) },
+  );
+}
 
-const task = fc.oneof(
-  { weight: 6, arbitrary: fc.constantFrom(...TASKS) },
-  { weight: 1, arbitrary: fc.string({ maxLength: 70 }) },
-  { weight: 1, arbitrary: fc.stringMatching(/^[a-z][a-z0-9._-]{0,70}$/) },
-);
-
-const predictBody = objectOf({
-  task: mostly(task),
-  text: mostly(anyText),
-  textPair: fc.option(mostly(anyText), { nil: undefined }),
-});
-const batchBody = objectOf({
-  task: mostly(task),
-  texts: mostly(
-    fc.oneof(
-      { weight: 5, arbitrary: fc.array(anyText, { minLength: 1, maxLength: 12 }) },
-      { weight: 1, arbitrary: fc.array(fc.constant('a'), { minLength: 200, maxLength: 400 }) },
-      { weight: 1, arbitrary: fc.array(mostly(fc.string()), { maxLength: 6 }) },
+const predictBody = (task: fc.Arbitrary<string>) =>
+  objectOf({
+    task: mostly(task),
+    text: mostly(anyText),
+    textPair: fc.option(mostly(anyText), { nil: undefined }),
+  });
+const batchBody = (task: fc.Arbitrary<string>) =>
+  objectOf({
+    task: mostly(task),
+    texts: mostly(
+      fc.oneof(
+        { weight: 5, arbitrary: fc.array(anyText, { minLength: 1, maxLength: 12 }) },
+        { weight: 1, arbitrary: fc.array(fc.constant('a'), { minLength: 200, maxLength: 400 }) },
+        { weight: 1, arbitrary: fc.array(mostly(fc.string()), { maxLength: 6 }) },
+      ),
     ),
-  ),
-});
+  });
 
 function authOf(ep: RouterFuzzEndpoints): fc.Arbitrary<string | undefined> {
   return fc.oneof(
@@ -163,10 +167,17 @@ function routerGrpcTarget(
   const message =
     method === 'Predict'
       ? fc.record(
-          { task, text: anyText, textPair: fc.option(anyText, { nil: undefined }) },
+          {
+            task: taskOf(ep.tasks),
+            text: anyText,
+            textPair: fc.option(anyText, { nil: undefined }),
+          },
           { requiredKeys: [] },
         )
-      : fc.record({ task, texts: fc.array(anyText, { maxLength: 12 }) }, { requiredKeys: [] });
+      : fc.record(
+          { task: taskOf(ep.tasks), texts: fc.array(anyText, { maxLength: 12 }) },
+          { requiredKeys: [] },
+        );
   const cases = fc.record({
     auth: fc.oneof(
       { weight: 8, arbitrary: fc.constant(`Bearer ${ep.key}`) },
@@ -204,8 +215,8 @@ function routerGrpcTarget(
 /** Every router API the fuzzer covers: HTTP predict and batch, gRPC Predict and PredictBatch. */
 export function routerFuzzTargets(ep: RouterFuzzEndpoints): AnyFuzzTarget[] {
   return [
-    routerHttpTarget(ep, '/v1/predict', predictBody),
-    routerHttpTarget(ep, '/v1/predict:batch', batchBody),
+    routerHttpTarget(ep, '/v1/predict', predictBody(taskOf(ep.tasks))),
+    routerHttpTarget(ep, '/v1/predict:batch', batchBody(taskOf(ep.tasks))),
     routerGrpcTarget(ep, 'Predict'),
     routerGrpcTarget(ep, 'PredictBatch'),
   ];

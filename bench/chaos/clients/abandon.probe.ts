@@ -83,12 +83,26 @@ function inferenceClient(address: string): grpc.Client {
 /** How one wave of callers that leave went, from the callers' side. */
 export interface Wave {
   sent: number;
+  /** Rows those requests carried. */
+  rows: number;
   /** Answers that arrived before the callers gave up. */
   answered: number;
 }
 
-/** `n` gRPC ModelInfer calls at once, every one cancelled after `leaveAfterMs`. */
-export async function grpcWave(address: string, n: number, leaveAfterMs: number): Promise<Wave> {
+/** Two waves sent together, counted as one. */
+export function both(a: Wave, b: Wave): Wave {
+  return { sent: a.sent + b.sent, rows: a.rows + b.rows, answered: a.answered + b.answered };
+}
+
+/**
+ * `n` gRPC ModelInfer calls at once, every one cancelled after `leaveAfterMs` (undefined: the
+ * callers stay, e.g. a backlog that keeps the host busy).
+ */
+export async function grpcWave(
+  address: string,
+  n: number,
+  leaveAfterMs: number | undefined,
+): Promise<Wave> {
   const client = inferenceClient(address);
   const tensor = (name: string, v?: number) => ({
     name,
@@ -116,11 +130,13 @@ export async function grpcWave(address: string, n: number, leaveAfterMs: number)
         );
       }),
   );
-  await new Promise((r) => setTimeout(r, leaveAfterMs));
-  for (const c of calls) c.cancel();
+  if (leaveAfterMs !== undefined) {
+    await new Promise((r) => setTimeout(r, leaveAfterMs));
+    for (const c of calls) c.cancel();
+  }
   await Promise.all(done);
   client.close();
-  return { sent: n, answered };
+  return { sent: n, rows: n * ROWS, answered };
 }
 
 /** `n` POSTs at once to `url` with `body`, every one aborted after `leaveAfterMs`. */
@@ -129,6 +145,7 @@ export async function httpWave(
   body: string,
   headers: Record<string, string>,
   n: number,
+  rowsEach: number,
   leaveAfterMs: number,
 ): Promise<Wave> {
   const leave = new AbortController();
@@ -150,10 +167,17 @@ export async function httpWave(
   await new Promise((r) => setTimeout(r, leaveAfterMs));
   leave.abort();
   await Promise.all(calls);
-  return { sent: n, answered };
+  return { sent: n, rows: n * rowsEach, answered };
 }
 
 /** A direct KServe v2 HTTP wave on the host. */
 export function hostHttpWave(hostHttp: string, n: number, leaveAfterMs: number): Promise<Wave> {
-  return httpWave(`${hostHttp}/v2/models/${PROBE_MODEL}/infer`, kserveJson(), {}, n, leaveAfterMs);
+  return httpWave(
+    `${hostHttp}/v2/models/${PROBE_MODEL}/infer`,
+    kserveJson(),
+    {},
+    n,
+    ROWS,
+    leaveAfterMs,
+  );
 }

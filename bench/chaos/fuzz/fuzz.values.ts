@@ -61,15 +61,17 @@ export function mostly<T>(good: fc.Arbitrary<T>): fc.Arbitrary<unknown> {
   );
 }
 
+/** Absent (undefined) four times out of five, else `arb`. */
+export function rarely<T>(arb: fc.Arbitrary<T>): fc.Arbitrary<T | undefined> {
+  return fc.oneof({ weight: 4, arbitrary: fc.constant(undefined) }, { weight: 1, arbitrary: arb });
+}
+
 /** An object with the given fields (undefined ones dropped) plus, sometimes, junk keys. */
 export function objectOf(fields: Record<string, fc.Arbitrary<unknown>>): fc.Arbitrary<object> {
   return fc
     .tuple(
       fc.record(fields),
-      fc.option(fc.dictionary(fc.string({ maxLength: 10 }), wildValue, { maxKeys: 3 }), {
-        freq: 5,
-        nil: undefined,
-      }),
+      rarely(fc.dictionary(fc.string({ maxLength: 10 }), wildValue, { maxKeys: 3 })),
     )
     .map(([known, extra]) => {
       const out: Record<string, unknown> = { ...(extra ?? {}) };
@@ -93,10 +95,17 @@ export const binaryJunk: fc.Arbitrary<Buffer> = fc
   .uint8Array({ maxLength: 200 })
   .map((a) => Buffer.from(a));
 
-/** A request body: the JSON of `validish`, any JSON, broken JSON, or binary junk. */
-export function bodyOf(validish: fc.Arbitrary<object>): fc.Arbitrary<Buffer> {
+/**
+ * A request body: the JSON of `valid` (so the success path is fuzzed too), of `validish`, any
+ * JSON, broken JSON, or binary junk.
+ */
+export function bodyOf(
+  valid: fc.Arbitrary<object>,
+  validish: fc.Arbitrary<object>,
+): fc.Arbitrary<Buffer> {
   return fc.oneof(
-    { weight: 12, arbitrary: validish.map((v) => Buffer.from(JSON.stringify(v))) },
+    { weight: 8, arbitrary: valid.map((v) => Buffer.from(JSON.stringify(v))) },
+    { weight: 8, arbitrary: validish.map((v) => Buffer.from(JSON.stringify(v))) },
     {
       weight: 2,
       arbitrary: fc.jsonValue({ maxDepth: 3 }).map((v) => Buffer.from(JSON.stringify(v) ?? '')),

@@ -3,6 +3,7 @@ import * as protoLoader from '@grpc/proto-loader';
 import fc from 'fast-check';
 import { join } from 'node:path';
 import {
+  rarely,
   binaryJunk,
   bodyOf,
   edgeNumber,
@@ -85,10 +86,7 @@ function jsonInput(name: string): fc.Arbitrary<object> {
       datatype: mostly(datatype),
       shape: mostly(fc.constant([...dims])),
       data: mostly(dataFor(dims)),
-      parameters: fc.option(
-        fc.dictionary(fc.string({ maxLength: 12 }), wildValue, { maxKeys: 2 }),
-        { freq: 6, nil: undefined },
-      ),
+      parameters: rarely(fc.dictionary(fc.string({ maxLength: 12 }), wildValue, { maxKeys: 2 })),
     }),
   );
 }
@@ -117,17 +115,50 @@ const kserveJson = objectOf({
         { maxLength: 2 },
       ),
     ),
-    { freq: 3, nil: undefined },
+    { freq: 2, nil: undefined },
   ),
-  parameters: fc.option(
+  parameters: rarely(
     objectOf({
       priority: mostly(fc.integer({ min: -1, max: 4 })),
       timeout: mostly(fc.integer({ min: 0, max: 10_000_000 })),
       binary_data_output: mostly(fc.boolean()),
     }),
-    { freq: 3, nil: undefined },
   ),
 });
+
+/** A request the model accepts: the three inputs, INT64, one coherent [rows, length] shape. */
+const validKserveJson = fc
+  .record({
+    rows: fc.integer({ min: 1, max: 4 }),
+    length: fc.integer({ min: 1, max: 32 }),
+    seed: fc.nat(),
+    classification: fc.option(fc.integer({ min: 1, max: 3 }), { nil: undefined }),
+  })
+  .map(({ rows, length, seed, classification }) => {
+    const ids = Array.from({ length: rows * length }, (_, i) => 1 + ((seed + i * 7919) % 5000));
+    const input = (name: string, data: number[]) => ({
+      name,
+      datatype: 'INT64',
+      shape: [rows, length],
+      data,
+    });
+    return {
+      inputs: [
+        input('input_ids', ids),
+        input(
+          'attention_mask',
+          ids.map(() => 1),
+        ),
+        input(
+          'token_type_ids',
+          ids.map(() => 0),
+        ),
+      ],
+      ...(classification === undefined
+        ? {}
+        : { outputs: [{ name: 'logits', parameters: { classification } }] }),
+    };
+  });
 
 /** POST /v2/models/{m}[/versions/{v}]/infer with fuzzed JSON (and binary-extension) bodies. */
 function hostHttpTarget(ep: HostFuzzEndpoints): AnyFuzzTarget {
@@ -135,12 +166,9 @@ function hostHttpTarget(ep: HostFuzzEndpoints): AnyFuzzTarget {
     .record({
       model: modelName,
       version,
-      body: bodyOf(kserveJson),
-      headerLength: fc.option(fc.oneof(fc.nat({ max: 400 }).map(String), headerText), {
-        freq: 8,
-        nil: undefined,
-      }),
-      tail: fc.option(binaryJunk, { freq: 8, nil: undefined }),
+      body: bodyOf(validKserveJson, kserveJson),
+      headerLength: rarely(fc.oneof(fc.nat({ max: 400 }).map(String), headerText)),
+      tail: rarely(binaryJunk),
       type: fc.option(
         fc.constantFrom('application/json', 'application/octet-stream', 'text/plain'),
         { nil: undefined },
@@ -236,9 +264,8 @@ const grpcInput = (name: string) =>
           ),
           { freq: 2, nil: undefined },
         ),
-        parameters: fc.option(
+        parameters: rarely(
           fc.dictionary(fc.string({ maxLength: 8 }), inferParameter, { maxKeys: 2 }),
-          { freq: 6, nil: undefined },
         ),
       },
       { requiredKeys: ['name', 'datatype', 'shape'] },
@@ -284,12 +311,47 @@ const modelInferRequest = fc.record(
   { requiredKeys: ['model_name', 'inputs'] },
 );
 
+/** A ModelInferRequest the model accepts, with typed or raw contents. */
+const validModelInfer = fc
+  .record({
+    model: fc.constantFrom(...MODELS),
+    rows: fc.integer({ min: 1, max: 4 }),
+    length: fc.integer({ min: 1, max: 32 }),
+    seed: fc.nat(),
+    raw: fc.boolean(),
+  })
+  .map(({ model, rows, length, seed, raw }) => {
+    const ids = Array.from({ length: rows * length }, (_, i) => 1 + ((seed + i * 7919) % 5000));
+    const values = [ids, ids.map(() => 1), ids.map(() => 0)];
+    const shape = [String(rows), String(length)];
+    return {
+      model_name: model,
+      inputs: INPUTS.map((name, k) => ({
+        name,
+        datatype: 'INT64',
+        shape,
+        ...(raw ? {} : { contents: { int64_contents: values[k]!.map(String) } }),
+      })),
+      ...(raw
+        ? {
+            raw_input_contents: values.map((v) =>
+              Buffer.from(BigInt64Array.from(v.map(BigInt)).buffer),
+            ),
+          }
+        : {}),
+    };
+  });
+
 /** inference.GRPCInferenceService/ModelInfer with fuzzed messages or raw bytes. */
 function hostGrpcTarget(ep: HostFuzzEndpoints): AnyFuzzTarget {
   const m = loadInference().ModelInfer!;
   const cases = fc.oneof(
     {
-      weight: 10,
+      weight: 6,
+      arbitrary: validModelInfer.map((msg) => ({ msg, bytes: m.requestSerialize(msg) })),
+    },
+    {
+      weight: 6,
       arbitrary: modelInferRequest.map((msg) => ({ msg, bytes: m.requestSerialize(msg) })),
     },
     {

@@ -29,6 +29,24 @@ function taskOf(tasks: readonly string[]): fc.Arbitrary<string> {
   );
 }
 
+/** Requests the API accepts: a served task, any text (mostly short), an optional pair. */
+const validPredict = (tasks: readonly string[]) =>
+  fc
+    .record({
+      task: fc.constantFrom(...tasks),
+      text: fc.string({ unit: 'grapheme', maxLength: 60 }),
+      textPair: fc.option(fc.string({ maxLength: 30 }), { nil: undefined }),
+    })
+    .map(({ textPair, ...rest }) => (textPair === undefined ? rest : { ...rest, textPair }));
+const validBatch = (tasks: readonly string[]) =>
+  fc.record({
+    task: fc.constantFrom(...tasks),
+    texts: fc.array(fc.string({ unit: 'grapheme', maxLength: 40 }), {
+      minLength: 1,
+      maxLength: 10,
+    }),
+  });
+
 const predictBody = (task: fc.Arbitrary<string>) =>
   objectOf({
     task: mostly(task),
@@ -76,13 +94,14 @@ const contentType = fc.oneof(
 function routerHttpTarget(
   ep: RouterFuzzEndpoints,
   path: '/v1/predict' | '/v1/predict:batch',
+  valid: fc.Arbitrary<object>,
   body: fc.Arbitrary<object>,
 ): AnyFuzzTarget {
   const cases = fc
     .record({
       auth: authOf(ep),
       type: contentType,
-      body: bodyOf(body),
+      body: bodyOf(valid, body),
       requestId: fc.option(headerText, { freq: 4, nil: undefined }),
       traceparent: fc.option(headerText, { freq: 6, nil: undefined }),
       sticky: fc.option(headerText, { freq: 6, nil: undefined }),
@@ -186,7 +205,13 @@ function routerGrpcTarget(
       { weight: 1, arbitrary: metadataText },
     ),
     payload: fc.oneof(
-      { weight: 8, arbitrary: message.map((msg) => m.requestSerialize(msg)) },
+      {
+        weight: 6,
+        arbitrary: (method === 'Predict' ? validPredict(ep.tasks) : validBatch(ep.tasks)).map(
+          (msg) => m.requestSerialize(msg),
+        ),
+      },
+      { weight: 6, arbitrary: message.map((msg) => m.requestSerialize(msg)) },
       { weight: 1, arbitrary: wireJunk },
       { weight: 1, arbitrary: binaryJunk },
     ),
@@ -215,8 +240,8 @@ function routerGrpcTarget(
 /** Every router API the fuzzer covers: HTTP predict and batch, gRPC Predict and PredictBatch. */
 export function routerFuzzTargets(ep: RouterFuzzEndpoints): AnyFuzzTarget[] {
   return [
-    routerHttpTarget(ep, '/v1/predict', predictBody(taskOf(ep.tasks))),
-    routerHttpTarget(ep, '/v1/predict:batch', batchBody(taskOf(ep.tasks))),
+    routerHttpTarget(ep, '/v1/predict', validPredict(ep.tasks), predictBody(taskOf(ep.tasks))),
+    routerHttpTarget(ep, '/v1/predict:batch', validBatch(ep.tasks), batchBody(taskOf(ep.tasks))),
     routerGrpcTarget(ep, 'Predict'),
     routerGrpcTarget(ep, 'PredictBatch'),
   ];

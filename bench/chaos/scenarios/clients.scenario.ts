@@ -1,9 +1,8 @@
 import { Metadata } from '@grpc/grpc-js';
-import type { Proc } from '../cluster';
 import { CHAOS_KEY, TASK, hostPort, sleep, waitFor } from '../cluster';
 import {
   PROBE_MODEL,
-  ROWS,
+  both,
   grpcWave,
   hostCounters,
   hostHttpWave,
@@ -76,14 +75,12 @@ export async function slowloris(
 export interface WaveEffect {
   name: string;
   wave: Wave;
-  rowsPerRequest: number;
   delta: HostCounters;
 }
 
 export async function measureWave(
   name: string,
   host: { http: string; metrics: string },
-  rowsPerRequest: number,
   run: () => Promise<Wave>,
 ): Promise<WaveEffect> {
   const before = await hostCounters(host.http, host.metrics);
@@ -104,13 +101,13 @@ export async function measureWave(
     abandoned: after.abandoned - before.abandoned,
     pending: after.pending,
   };
-  return { name, wave, rowsPerRequest, delta };
+  return { name, wave, delta };
 }
 
 /** What a wave must show: callers that left were dropped, and nothing ran for nobody. */
 export function waveChecks(e: WaveEffect): Check[] {
   const d = e.delta;
-  const sentRows = e.wave.sent * e.rowsPerRequest;
+  const sentRows = e.wave.rows;
   return [
     {
       name: `${e.name}: the host dropped queued requests whose callers left`,
@@ -160,31 +157,58 @@ async function routerGrpcWave(
   await Promise.all(done);
   client.close();
   /* eslint-enable @typescript-eslint/no-unsafe-assignment, @typescript-eslint/no-unsafe-call, @typescript-eslint/no-unsafe-member-access, @typescript-eslint/no-unsafe-argument */
-  return { sent: n, answered };
+  return { sent: n, rows: n, answered };
 }
 
-/** The callers-that-leave part against a running host and router. */
-export async function abandonWaves(host: Proc, router: Proc, n: number): Promise<WaveEffect[]> {
-  const h = { http: host.urls.http!, metrics: host.urls.metrics! };
+/**
+ * Router callers that leave while their requests wait on the host: a backlog of direct calls
+ * (which stay) keeps the host's only instance busy, so the router's requests queue there; the
+ * router must cancel its backend calls, and the host then drops them.
+ */
+async function behindBacklog(
+  hostGrpc: string,
+  n: number,
+  wave: () => Promise<Wave>,
+): Promise<Wave> {
+  const backlog = grpcWave(hostGrpc, 3 * n, undefined);
+  await sleep(20);
+  return both(await backlog, await wave());
+}
+
+/** The callers-that-leave part against a running host and router (URLs as announced). */
+export async function abandonWaves(
+  urls: {
+    hostHttp: string;
+    hostGrpc: string;
+    hostMetrics: string;
+    routerHttp: string;
+    routerGrpc: string;
+  },
+  n: number,
+): Promise<WaveEffect[]> {
+  const h = { http: urls.hostHttp, metrics: urls.hostMetrics };
+  const hostGrpc = hostPort(urls.hostGrpc);
   // 128 tokens after truncation: a predict as expensive as the model allows.
   const text = '问题是什么'.repeat(60);
   const leave = 30;
+  const routerLeave = 300;
   return [
-    await measureWave('host gRPC cancel', h, ROWS, () =>
-      grpcWave(hostPort(host.urls.grpc!), n, leave),
-    ),
-    await measureWave('host HTTP close', h, ROWS, () => hostHttpWave(host.urls.http!, n, leave)),
-    await measureWave('router HTTP close', h, 1, () =>
-      httpWave(
-        `${router.urls.http}/v1/predict`,
-        JSON.stringify({ task: TASK, text }),
-        { authorization: `Bearer ${CHAOS_KEY}` },
-        n * ROWS,
-        leave,
+    await measureWave('host gRPC cancel', h, () => grpcWave(hostGrpc, n, leave)),
+    await measureWave('host HTTP close', h, () => hostHttpWave(urls.hostHttp, n, leave)),
+    await measureWave('router HTTP close', h, () =>
+      behindBacklog(hostGrpc, n, () =>
+        httpWave(
+          `${urls.routerHttp}/v1/predict`,
+          JSON.stringify({ task: TASK, text }),
+          { authorization: `Bearer ${CHAOS_KEY}` },
+          n,
+          1,
+          routerLeave,
+        ),
       ),
     ),
-    await measureWave('router gRPC cancel', h, 1, () =>
-      routerGrpcWave(router.urls.grpc!, text, n * ROWS, leave),
+    await measureWave('router gRPC cancel', h, () =>
+      behindBacklog(hostGrpc, n, () => routerGrpcWave(urls.routerGrpc, text, n, routerLeave)),
     ),
   ];
 }
@@ -247,11 +271,20 @@ export const clientsScenario: ChaosScenario = {
       detail: JSON.stringify(failures),
     });
 
-    const waves = await abandonWaves(host, router, waveSize);
+    const waves = await abandonWaves(
+      {
+        hostHttp: host.urls.http!,
+        hostGrpc: host.urls.grpc!,
+        hostMetrics: host.urls.metrics!,
+        routerHttp: router.urls.http!,
+        routerGrpc: router.urls.grpc!,
+      },
+      waveSize,
+    );
     for (const w of waves) {
       checks.push(...waveChecks(w));
       figures[`${w.name}: sent/dropped/rows run`] =
-        `${w.wave.sent}/${w.delta.abandoned}/${w.delta.executedRows} of ${w.wave.sent * w.rowsPerRequest}`;
+        `${w.wave.sent}/${w.delta.abandoned}/${w.delta.executedRows} of ${w.wave.rows}`;
     }
     const alive = host.running() && router.running();
     checks.push({ name: 'router and host alive', ok: alive });

@@ -1,5 +1,6 @@
 import * as grpc from '@grpc/grpc-js';
 import * as protoLoader from '@grpc/proto-loader';
+import { request, type ClientRequest } from 'node:http';
 import { join } from 'node:path';
 import { metricSum, scrape } from '../metrics';
 
@@ -94,14 +95,25 @@ export function both(a: Wave, b: Wave): Wave {
   return { sent: a.sent + b.sent, rows: a.rows + b.rows, answered: a.answered + b.answered };
 }
 
+/** When the callers of a wave give up (resolves), e.g. `leaveAfter(30)`. */
+export type Leave = () => Promise<void>;
+
+export const leaveAfter =
+  (ms: number): Leave =>
+  () =>
+    new Promise((r) => setTimeout(r, ms));
+
 /**
- * `n` gRPC ModelInfer calls at once, every one cancelled after `leaveAfterMs` (undefined: the
- * callers stay, e.g. a backlog that keeps the host busy).
+ * `n` gRPC ModelInfer calls at once on `version` ('' = latest), every one cancelled when
+ * `leave` resolves (undefined: the callers stay, e.g. a backlog that keeps the host busy).
+ * `progress.answered` counts answers as they come.
  */
 export async function grpcWave(
   address: string,
   n: number,
-  leaveAfterMs: number | undefined,
+  leave: Leave | undefined,
+  progress: { answered: number } = { answered: 0 },
+  version = '',
 ): Promise<Wave> {
   const client = inferenceClient(address);
   const tensor = (name: string, v?: number) => ({
@@ -112,9 +124,9 @@ export async function grpcWave(
   });
   const request = {
     model_name: PROBE_MODEL,
+    model_version: version,
     inputs: [tensor('input_ids'), tensor('attention_mask', 1), tensor('token_type_ids', 0)],
   };
-  let answered = 0;
   const calls: grpc.ClientUnaryCall[] = [];
   const done = Array.from(
     { length: n },
@@ -124,60 +136,72 @@ export async function grpcWave(
           .ModelInfer!;
         calls.push(
           fn.call(client, request, (err: grpc.ServiceError | null) => {
-            if (!err) answered++;
+            if (!err) progress.answered++;
             resolve();
           }),
         );
       }),
   );
-  if (leaveAfterMs !== undefined) {
-    await new Promise((r) => setTimeout(r, leaveAfterMs));
+  if (leave) {
+    await Promise.race([leave(), Promise.all(done)]);
     for (const c of calls) c.cancel();
   }
   await Promise.all(done);
   client.close();
-  return { sent: n, rows: n * ROWS, answered };
+  return { sent: n, rows: n * ROWS, answered: progress.answered };
 }
 
-/** `n` POSTs at once to `url` with `body`, every one aborted after `leaveAfterMs`. */
+/**
+ * `n` POSTs at once to `url` with `body`, each on its own connection, every connection closed
+ * by the caller when `leave` resolves (what a client that gives up does).
+ */
 export async function httpWave(
   url: string,
   body: string,
   headers: Record<string, string>,
   n: number,
   rowsEach: number,
-  leaveAfterMs: number,
+  leave: Leave,
 ): Promise<Wave> {
-  const leave = new AbortController();
   let answered = 0;
-  const calls = Array.from({ length: n }, () =>
-    fetch(url, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', ...headers },
-      body,
-      signal: leave.signal,
-    }).then(
-      async (r) => {
-        await r.arrayBuffer();
-        if (r.ok) answered++;
-      },
-      () => undefined,
-    ),
+  const requests: ClientRequest[] = [];
+  const calls = Array.from(
+    { length: n },
+    () =>
+      new Promise<void>((resolve) => {
+        const req = request(
+          url,
+          {
+            method: 'POST',
+            agent: false,
+            headers: {
+              'content-type': 'application/json',
+              'content-length': Buffer.byteLength(body),
+              ...headers,
+            },
+          },
+          (res) => {
+            res.resume();
+            res.on('end', () => {
+              if (res.statusCode === 200) answered++;
+              resolve();
+            });
+            res.on('error', () => resolve());
+          },
+        );
+        req.on('error', () => resolve());
+        req.on('close', () => resolve());
+        req.end(body);
+        requests.push(req);
+      }),
   );
-  await new Promise((r) => setTimeout(r, leaveAfterMs));
-  leave.abort();
+  await Promise.race([leave(), Promise.all(calls)]);
+  for (const r of requests) r.destroy();
   await Promise.all(calls);
   return { sent: n, rows: n * rowsEach, answered };
 }
 
 /** A direct KServe v2 HTTP wave on the host. */
-export function hostHttpWave(hostHttp: string, n: number, leaveAfterMs: number): Promise<Wave> {
-  return httpWave(
-    `${hostHttp}/v2/models/${PROBE_MODEL}/infer`,
-    kserveJson(),
-    {},
-    n,
-    ROWS,
-    leaveAfterMs,
-  );
+export function hostHttpWave(hostHttp: string, n: number, leave: Leave): Promise<Wave> {
+  return httpWave(`${hostHttp}/v2/models/${PROBE_MODEL}/infer`, kserveJson(), {}, n, ROWS, leave);
 }

@@ -4,6 +4,8 @@ import {
   PROBE_MODEL,
   both,
   grpcWave,
+  leaveAfter,
+  type Leave,
   hostCounters,
   hostHttpWave,
   httpWave,
@@ -127,12 +129,12 @@ export function waveChecks(e: WaveEffect): Check[] {
   ];
 }
 
-/** `n` router gRPC Predict calls at once, all cancelled after `leaveAfterMs`. */
+/** `n` router gRPC Predict calls at once, all cancelled when `leave` resolves. */
 async function routerGrpcWave(
   address: string,
   text: string,
   n: number,
-  leaveAfterMs: number,
+  leave: Leave,
 ): Promise<Wave> {
   /* eslint-disable @typescript-eslint/no-unsafe-assignment, @typescript-eslint/no-unsafe-call, @typescript-eslint/no-unsafe-member-access, @typescript-eslint/no-unsafe-argument -- grpc-js client built from proto/ */
   const client = predictorClient(address);
@@ -152,7 +154,7 @@ async function routerGrpcWave(
         );
       }),
   );
-  await sleep(leaveAfterMs);
+  await Promise.race([leave(), Promise.all(done)]);
   for (const c of calls) c.cancel();
   await Promise.all(done);
   client.close();
@@ -162,17 +164,38 @@ async function routerGrpcWave(
 
 /**
  * Router callers that leave while their requests wait on the host: a backlog of direct calls
- * (which stay) keeps the host's only instance busy, so the router's requests queue there; the
- * router must cancel its backend calls, and the host then drops them.
+ * on the version the route serves (callers that stay) keeps the host's instance busy, so the
+ * router's requests queue behind it. The callers leave once the host's pending count shows
+ * some of theirs arrived (pending minus the backlog still unanswered); the router must then
+ * cancel its backend calls, and the host drop them.
  */
 async function behindBacklog(
+  h: { http: string; metrics: string },
   hostGrpc: string,
   n: number,
-  wave: () => Promise<Wave>,
+  wave: (leave: Leave) => Promise<Wave>,
 ): Promise<Wave> {
-  const backlog = grpcWave(hostGrpc, 3 * n, undefined);
+  const backlogSize = 6 * n;
+  const progress = { answered: 0 };
+  const backlog = grpcWave(hostGrpc, backlogSize, undefined, progress, '1');
   await sleep(20);
-  return both(await backlog, await wave());
+  const arrived: Leave = () =>
+    waitFor(
+      async () => {
+        const c = await hostCounters(h.http, h.metrics);
+        return c.pending - (backlogSize - progress.answered) >= Math.max(1, n / 4)
+          ? true
+          : undefined;
+      },
+      'router requests queued on the host',
+      10_000,
+      5,
+    ).then(
+      () => undefined,
+      () => undefined,
+    );
+  const [b, w] = await Promise.all([backlog, wave(arrived)]);
+  return both(b, w);
 }
 
 /** The callers-that-leave part against a running host and router (URLs as announced). */
@@ -190,25 +213,23 @@ export async function abandonWaves(
   const hostGrpc = hostPort(urls.hostGrpc);
   // 128 tokens after truncation: a predict as expensive as the model allows.
   const text = '问题是什么'.repeat(60);
-  const leave = 30;
-  const routerLeave = 300;
   return [
-    await measureWave('host gRPC cancel', h, () => grpcWave(hostGrpc, n, leave)),
-    await measureWave('host HTTP close', h, () => hostHttpWave(urls.hostHttp, n, leave)),
+    await measureWave('host gRPC cancel', h, () => grpcWave(hostGrpc, n, leaveAfter(30))),
+    await measureWave('host HTTP close', h, () => hostHttpWave(urls.hostHttp, n, leaveAfter(30))),
     await measureWave('router HTTP close', h, () =>
-      behindBacklog(hostGrpc, n, () =>
+      behindBacklog(h, hostGrpc, n, (leave) =>
         httpWave(
           `${urls.routerHttp}/v1/predict`,
           JSON.stringify({ task: TASK, text }),
           { authorization: `Bearer ${CHAOS_KEY}` },
           n,
           1,
-          routerLeave,
+          leave,
         ),
       ),
     ),
     await measureWave('router gRPC cancel', h, () =>
-      behindBacklog(hostGrpc, n, () => routerGrpcWave(urls.routerGrpc, text, n, routerLeave)),
+      behindBacklog(h, hostGrpc, n, (leave) => routerGrpcWave(urls.routerGrpc, text, n, leave)),
     ),
   ];
 }

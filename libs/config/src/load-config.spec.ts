@@ -15,6 +15,8 @@ describe('loadConfig', () => {
     expect(cfg).toEqual({
       LOG_LEVEL: 'info',
       HOST: '127.0.0.1',
+      HTTP_REQUEST_TIMEOUT_MS: 300_000,
+      HTTP_HEADERS_TIMEOUT_MS: 10_000,
       REDIS_URL: 'redis://127.0.0.1:6379',
       REDIS_KEY_PREFIX: 'mesh',
       KSERVE_ENDPOINTS: ['127.0.0.1:8001'],

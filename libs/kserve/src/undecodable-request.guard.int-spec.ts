@@ -84,12 +84,7 @@ describe('refuseUndecodableRequests', () => {
 
   it('ends a server-streaming call on junk with the status', async () => {
     const status = await new Promise<grpc.StatusObject | grpc.ServiceError>((resolve) => {
-      const call = client.makeServerStreamRequest(
-        '/test.Strict/Watch',
-        identity,
-        identity,
-        JUNK,
-      );
+      const call = client.makeServerStreamRequest('/test.Strict/Watch', identity, identity, JUNK);
       call.on('data', () => undefined);
       call.on('error', resolve);
     });

@@ -47,7 +47,8 @@ function repositoryParameters(body: Buffer | undefined): Record<string, LoadPara
 function callerGone(reply: FastifyReply): AbortSignal {
   const gone = new AbortController();
   const res = reply.raw;
-  if (res.socket === null || res.socket.destroyed) gone.abort();
+  // The request's socket, not the response's: a pipelined response has none until its turn.
+  if (reply.request.raw.socket.destroyed) gone.abort();
   else res.once('close', () => (res.writableFinished ? undefined : gone.abort()));
   return gone.signal;
 }

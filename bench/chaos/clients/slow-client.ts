@@ -1,5 +1,6 @@
 import { readdirSync } from 'node:fs';
 import { connect, type Socket } from 'node:net';
+import { sleep, waitFor } from '../cluster';
 
 /** How one slow connection ended. */
 export interface SlowEnd {
@@ -78,4 +79,41 @@ export function fdCount(pid: number): number {
   } catch {
     return 0;
   }
+}
+
+export interface SlowRun {
+  ends: SlowEnd[];
+  fdsBefore: number;
+  fdsPeak: number;
+  fdsAfter: number;
+}
+
+/** `perKind` slow-headers and slow-body connections against one server; waits until all end. */
+export async function slowloris(
+  base: string,
+  path: string,
+  pid: number,
+  perKind: number,
+  waitMs: number,
+): Promise<SlowRun> {
+  const fdsBefore = fdCount(pid);
+  const clients = (['headers', 'body'] as SlowKind[]).flatMap((kind) =>
+    Array.from({ length: perKind }, () => slowClient(base, path, kind, 500)),
+  );
+  await sleep(1000);
+  const fdsPeak = fdCount(pid);
+  // A connection the server never cuts is ended by us after `waitMs` (and counted as such).
+  const limit = setTimeout(() => clients.forEach((c) => c.stop()), waitMs);
+  const ends = await Promise.all(clients.map((c) => c.ended));
+  clearTimeout(limit);
+  // The server closes its side at once; give the fd table a moment to settle.
+  const fdsAfter = await waitFor(
+    () => {
+      const n = fdCount(pid);
+      return n <= fdsBefore + 2 ? n : undefined;
+    },
+    'fds back to normal',
+    5000,
+  ).catch(() => fdCount(pid));
+  return { ends, fdsBefore, fdsPeak, fdsAfter };
 }

@@ -18,6 +18,8 @@ const policy: BatchingPolicy = {
   topPriorityReservedInstances: 0,
   topPriorityReserveMs: 1000,
   priorityQueuePolicy: new Map(),
+  batchOrder: 'arrival',
+  balanceInstances: false,
 };
 
 /** One instance that finishes a batch only when the test says so; abandoned items recorded. */

@@ -91,13 +91,13 @@ describe('CoalescedInference', () => {
     expect(gateway.calls).toHaveLength(1);
   });
 
-  it('answers CANCELLED to a caller that leaves while waiting and never sends it', async () => {
+  it('answers CLIENT_CLOSED to a caller that leaves while waiting and never sends it', async () => {
     const { gateway, call } = setup();
     const first = call(1);
     const leaving = new AbortController();
     const gone = call(2, 10, leaving.signal);
     leaving.abort();
-    expect(await gone).toBe('CANCELLED');
+    expect(await gone).toBe('CLIENT_CLOSED');
     await gateway.finish();
     expect(await first).toEqual([1]);
     expect(gateway.calls).toHaveLength(1);

@@ -69,7 +69,7 @@ const cases: [string, unknown, string, number, GrpcStatus][] = [
     404,
     GrpcStatus.NOT_FOUND,
   ],
-  ['caller left', new CallCancelledError(), 'CANCELLED', 499, GrpcStatus.CANCELLED],
+  ['caller left', new CallCancelledError(), 'CLIENT_CLOSED', 499, GrpcStatus.CANCELLED],
   ['stale epoch', new EpochConflictError(1, 2), 'EPOCH_CONFLICT', 409, GrpcStatus.ABORTED],
   [
     'body over limit',

@@ -36,8 +36,6 @@ export const ERROR_TABLE = {
   VERSION_NOT_SELECTED: { http: 422, grpc: GrpcStatus.FAILED_PRECONDITION },
   MANIFEST_INVALID: { http: 422, grpc: GrpcStatus.FAILED_PRECONDITION },
   HEADERS_TOO_LARGE: { http: 431, grpc: GrpcStatus.INVALID_ARGUMENT },
-  // nginx's "client closed request": nobody reads it, but logs and metrics name it.
-  CANCELLED: { http: 499, grpc: GrpcStatus.CANCELLED },
   RATE_LIMITED: { http: 429, grpc: GrpcStatus.RESOURCE_EXHAUSTED },
   TOO_MANY_IN_FLIGHT: { http: 429, grpc: GrpcStatus.RESOURCE_EXHAUSTED },
   JOB_QUOTA_EXCEEDED: { http: 429, grpc: GrpcStatus.RESOURCE_EXHAUSTED },

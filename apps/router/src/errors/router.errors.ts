@@ -98,7 +98,7 @@ export class MethodNotAllowedError extends RouterError {
 
 /** The caller went away (closed the connection or cancelled the call) before its answer. */
 export class CallCancelledError extends RouterError {
-  readonly code = 'CANCELLED';
+  readonly code = 'CLIENT_CLOSED';
 
   constructor() {
     super('the caller cancelled the request');

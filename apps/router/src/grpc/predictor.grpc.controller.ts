@@ -50,9 +50,6 @@ export class PredictorGrpcController {
     call: ServerUnaryCall<unknown, unknown>,
   ): Promise<object> {
     return this.logged('Predict', md, call, async (ctx) => {
-      const controller = new AbortController();
-      call.once('cancelled', () => controller.abort());
-      ctx.signal = controller.signal;
       const tenant = this.callers.authenticate(ctx);
       const cmd = parseRequest(predictSchema, singleOf(req));
       const r = await this.predictor.predict(ctx, tenant, cmd);

@@ -1,5 +1,5 @@
-import { Body, Controller, Get, HttpCode, Post, Req, Res } from '@nestjs/common';
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import { Body, Controller, Get, HttpCode, Post, Req } from '@nestjs/common';
+import type { FastifyRequest } from 'fastify';
 import { CallerService } from '../core/caller.service';
 import type {
   CallContext,
@@ -9,7 +9,7 @@ import type {
 } from '../core/predict.commands';
 import { PredictService } from '../core/predict.service';
 import { TasksService } from '../core/tasks.service';
-import { abortedOnClose, callContext } from './call-context';
+import { callContext } from './call-context';
 import { parseRequest, predictBatchSchema, predictSchema, tokenizeSchema } from './request.schemas';
 import type { PredictBatchJson, PredictJson, PredictionJson } from './response.schemas';
 
@@ -27,13 +27,8 @@ export class PredictController {
 
   @Post('predict')
   @HttpCode(200)
-  async predict(
-    @Req() req: FastifyRequest,
-    @Res({ passthrough: true }) reply: FastifyReply,
-    @Body() body: unknown,
-  ): Promise<object> {
+  async predict(@Req() req: FastifyRequest, @Body() body: unknown): Promise<object> {
     const ctx = contextOf(req);
-    ctx.signal = abortedOnClose(reply.raw);
     const tenant = this.callers.authenticate(ctx);
     const result = await this.predictor.predict(ctx, tenant, parseRequest(predictSchema, body));
     return predictJson(result);

@@ -1,9 +1,8 @@
-import type { ServerResponse } from 'node:http';
 import { performance } from 'node:perf_hooks';
 import type { FastifyInstance } from 'fastify';
 import type { AccessLog } from '../core/access.log';
 import type { CallContext } from '../core/predict.commands';
-import { requestIdFrom } from './call-context';
+import { abortedOnClose, requestIdFrom } from './call-context';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -16,13 +15,6 @@ declare module 'fastify' {
   }
 }
 
-/** Aborts once `res` closes without having been written in full, i.e. the caller gave up. */
-function callerGone(res: ServerResponse): AbortSignal {
-  const gone = new AbortController();
-  res.once('close', () => (res.writableFinished ? undefined : gone.abort()));
-  return gone.signal;
-}
-
 /**
  * Gives every HTTP request an id before anything else runs (taken from `x-request-id` when
  * well-formed, generated otherwise) and echoes it on every response, errors included.
@@ -30,7 +22,7 @@ function callerGone(res: ServerResponse): AbortSignal {
 export function installRequestIdHook(fastify: FastifyInstance): void {
   fastify.addHook('onRequest', (request, reply, done) => {
     request.meshReceivedAt = performance.now();
-    request.meshSignal = callerGone(reply.raw);
+    request.meshSignal = abortedOnClose(reply.raw);
     const id = requestIdFrom(request.headers['x-request-id']);
     request.headers['x-request-id'] = id;
     void reply.header('x-request-id', id);

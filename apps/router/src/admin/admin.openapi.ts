@@ -23,7 +23,12 @@ export function describeAdminApi(docs: ApiDocs): void {
     description: 'the new epoch and table',
     schema: docs.schema('ChangeResult', changeResultSchema),
   };
-  const edit = ['INVALID_ROUTING_CONFIG', 'EPOCH_CONFLICT', 'ROUTING_TABLE_MISSING'] as const;
+  const edit = [
+    'INVALID_ROUTING_CONFIG',
+    'EPOCH_CONFLICT',
+    'ROUTING_TABLE_MISSING',
+    'STORE_UNAVAILABLE',
+  ] as const;
   const common = { tag: 'admin', auth: 'admin' } as const;
   docs.operation({
     ...common,
@@ -31,7 +36,7 @@ export function describeAdminApi(docs: ApiDocs): void {
     path: '/v1/admin/table',
     summary: 'The whole routing table',
     response: { description: 'tenants and routes at the current epoch', schema: table },
-    errors: ['ROUTING_TABLE_MISSING'],
+    errors: ['ROUTING_TABLE_MISSING', 'STORE_UNAVAILABLE'],
   });
   docs.operation({
     ...common,
@@ -42,7 +47,7 @@ export function describeAdminApi(docs: ApiDocs): void {
       description: 'routes and their per-version status',
       schema: z.object({ epoch: z.number().int(), routes: z.array(routeStatusSchema) }),
     },
-    errors: ['ROUTING_TABLE_MISSING'],
+    errors: ['ROUTING_TABLE_MISSING', 'STORE_UNAVAILABLE'],
   });
   docs.operation({
     ...common,
@@ -85,7 +90,7 @@ export function describeAdminApi(docs: ApiDocs): void {
       description: 'tenants (key hashes only)',
       schema: z.object({ epoch: z.number().int(), tenants: z.array(tenant) }),
     },
-    errors: ['ROUTING_TABLE_MISSING'],
+    errors: ['ROUTING_TABLE_MISSING', 'STORE_UNAVAILABLE'],
   });
   docs.operation({
     ...common,

@@ -62,6 +62,7 @@ export function describeJobsApi(docs: ApiDocs): void {
       'JOB_QUOTA_EXCEEDED',
       'VERSION_UNROUTABLE',
       'BACKEND_UNAVAILABLE',
+      'STORE_UNAVAILABLE',
       'INTERNAL',
     ],
   });
@@ -72,7 +73,7 @@ export function describeJobsApi(docs: ApiDocs): void {
     summary: 'List your jobs, newest first',
     query: listQuerySchema,
     response: { description: 'the jobs', schema: docs.schema('JobList', jobListSchema) },
-    errors: ['INVALID_ARGUMENT', 'INTERNAL'],
+    errors: ['INVALID_ARGUMENT', 'STORE_UNAVAILABLE', 'INTERNAL'],
   });
   docs.operation({
     ...common,
@@ -82,7 +83,7 @@ export function describeJobsApi(docs: ApiDocs): void {
     description: 'Another tenant’s job id answers 404, exactly like an unknown one.',
     params: jobId,
     response: { description: 'state, counters, rate and ETA, pinned version', schema: status },
-    errors: ['JOB_NOT_FOUND', 'INTERNAL'],
+    errors: ['JOB_NOT_FOUND', 'STORE_UNAVAILABLE', 'INTERNAL'],
   });
   docs.operation({
     ...common,
@@ -98,7 +99,7 @@ export function describeJobsApi(docs: ApiDocs): void {
       schema: z.string().describe('event: progress|end, data: JobStatus JSON'),
       contentType: 'text/event-stream',
     },
-    errors: ['JOB_NOT_FOUND', 'INTERNAL'],
+    errors: ['JOB_NOT_FOUND', 'STORE_UNAVAILABLE', 'INTERNAL'],
   });
   docs.operation({
     ...common,
@@ -116,7 +117,7 @@ export function describeJobsApi(docs: ApiDocs): void {
       schema: docs.schema('JobResultLine', jobResultLineSchema),
       contentType: 'application/x-ndjson',
     },
-    errors: ['INVALID_ARGUMENT', 'JOB_NOT_FOUND', 'INTERNAL'],
+    errors: ['INVALID_ARGUMENT', 'JOB_NOT_FOUND', 'STORE_UNAVAILABLE', 'INTERNAL'],
   });
   docs.operation({
     ...common,
@@ -126,7 +127,7 @@ export function describeJobsApi(docs: ApiDocs): void {
     description: 'Chunks already running finish; the rest is dropped. Idempotent.',
     params: jobId,
     response: { description: 'the job, now cancelled (or already ended)', schema: status },
-    errors: ['JOB_NOT_FOUND', 'INTERNAL'],
+    errors: ['JOB_NOT_FOUND', 'STORE_UNAVAILABLE', 'INTERNAL'],
   });
   describeAdminJobsApi(docs, status);
 }
@@ -141,7 +142,7 @@ function describeAdminJobsApi(docs: ApiDocs, status: typeof jobStatusSchema): vo
     summary: 'List every tenant’s jobs, newest first',
     query: listQuerySchema,
     response: { description: 'the jobs with their tenant', schema: jobListSchema },
-    errors: ['INVALID_ARGUMENT', 'INTERNAL'],
+    errors: ['INVALID_ARGUMENT', 'STORE_UNAVAILABLE', 'INTERNAL'],
   });
   docs.operation({
     ...common,
@@ -150,7 +151,7 @@ function describeAdminJobsApi(docs: ApiDocs, status: typeof jobStatusSchema): vo
     summary: 'Any tenant’s job',
     params: jobId,
     response: { description: 'state and progress', schema: status },
-    errors: ['JOB_NOT_FOUND', 'INTERNAL'],
+    errors: ['JOB_NOT_FOUND', 'STORE_UNAVAILABLE', 'INTERNAL'],
   });
   docs.operation({
     ...common,
@@ -159,6 +160,6 @@ function describeAdminJobsApi(docs: ApiDocs, status: typeof jobStatusSchema): vo
     summary: 'Cancel any tenant’s job',
     params: jobId,
     response: { description: 'the job, now cancelled (or already ended)', schema: status },
-    errors: ['JOB_NOT_FOUND', 'INTERNAL'],
+    errors: ['JOB_NOT_FOUND', 'STORE_UNAVAILABLE', 'INTERNAL'],
   });
 }

@@ -102,4 +102,28 @@ describe('CoalescedInference', () => {
     expect(await first).toEqual([1]);
     expect(gateway.calls).toHaveLength(1);
   });
+
+  it('cancels a sent call once every caller in it has left, not before', async () => {
+    const { gateway, call } = setup();
+    const first = call(1);
+    const a = new AbortController();
+    const b = new AbortController();
+    const left = [call(2, 10, a.signal), call(3, 10, b.signal)];
+    await gateway.finish();
+    expect(await first).toEqual([1]);
+    const merged = gateway.calls[1]!;
+    expect(merged.marks).toEqual([2, 3]);
+    a.abort();
+    expect(merged.meta.signal?.aborted).toBe(false);
+    b.abort();
+    expect(merged.meta.signal?.aborted).toBe(true);
+    expect(await Promise.all(left)).toEqual(['CLIENT_CLOSED', 'CLIENT_CLOSED']);
+  });
+
+  it("passes a lone caller's own signal to its call", async () => {
+    const { gateway, call } = setup();
+    const leaving = new AbortController();
+    void call(1, 10, leaving.signal);
+    expect(gateway.calls[0]!.meta.signal).toBe(leaving.signal);
+  });
 });

@@ -91,12 +91,32 @@ export class CoalescedInference {
     const batches = parts.map((p) => p.batch);
     const merged = parts.length === 1 ? first.batch : first.version.merge(batches);
     this.observe(first.version, parts.length, merged.batchSize);
+    const signal = whenAllLeft(parts.map((p) => p.call.signal));
     const output = await this.gateway.infer(first.version, merged, {
       requestId: first.call.requestId,
       traceparent: first.call.traceparent,
       priority: 1,
       deadlineMs,
+      ...(signal ? { signal } : {}),
     });
     return splitOutput(output, batches);
   }
+}
+
+/**
+ * Aborts once every caller of a sent call has left, so the backend call is cancelled (and a
+ * host drops it while it is still queued). Rows of callers who left while others still wait
+ * cannot be taken out of a call in flight; they are computed and discarded.
+ */
+function whenAllLeft(signals: readonly (AbortSignal | undefined)[]): AbortSignal | undefined {
+  if (signals.length === 0 || signals.some((s) => s === undefined)) return undefined;
+  const all = signals as readonly AbortSignal[];
+  if (all.length === 1) return all[0];
+  const controller = new AbortController();
+  const check = () => {
+    if (all.every((s) => s.aborted)) controller.abort();
+  };
+  for (const s of all) s.addEventListener('abort', check, { once: true });
+  check();
+  return controller.signal;
 }

@@ -47,6 +47,24 @@ export async function measureWave(
   return { name, wave, delta };
 }
 
+/**
+ * `measureWave`, run again (up to `tries` times in all) while every caller of the wave was
+ * answered before it could leave: on a busy machine the host can drain a wave first, and such
+ * a wave shows nothing about callers that leave. The checks judge the last attempt.
+ */
+async function measureLeaving(
+  name: string,
+  host: { http: string; metrics: string },
+  run: () => Promise<Wave>,
+  tries = 3,
+): Promise<WaveEffect> {
+  let effect = await measureWave(name, host, run);
+  for (let i = 1; i < tries && effect.wave.answered >= effect.wave.sent; i++) {
+    effect = await measureWave(name, host, run);
+  }
+  return effect;
+}
+
 /** What a wave must show: callers that left were dropped, and nothing ran for nobody. */
 export function waveChecks(e: WaveEffect): Check[] {
   const d = e.delta;
@@ -155,9 +173,11 @@ export async function abandonWaves(
   // 128 tokens after truncation: a predict as expensive as the model allows.
   const text = '问题是什么'.repeat(60);
   return [
-    await measureWave('host gRPC cancel', h, () => grpcWave(hostGrpc, n, leaveAfter(30))),
-    await measureWave('host HTTP close', h, () => hostHttpWave(urls.hostHttp, n, leaveAfter(30))),
-    await measureWave('router HTTP close', h, () =>
+    await measureLeaving('host gRPC cancel', h, () => grpcWave(hostGrpc, n, leaveAfter(30))),
+    await measureLeaving('host HTTP close', h, () =>
+      hostHttpWave(urls.hostHttp, n, leaveAfter(30)),
+    ),
+    await measureLeaving('router HTTP close', h, () =>
       behindBacklog(h, hostGrpc, n, (leave) =>
         httpWave(
           `${urls.routerHttp}/v1/predict`,
@@ -169,7 +189,7 @@ export async function abandonWaves(
         ),
       ),
     ),
-    await measureWave('router gRPC cancel', h, () =>
+    await measureLeaving('router gRPC cancel', h, () =>
       behindBacklog(h, hostGrpc, n, (leave) => routerGrpcWave(urls.routerGrpc, text, n, leave)),
     ),
   ];

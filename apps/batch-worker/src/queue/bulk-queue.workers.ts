@@ -66,7 +66,12 @@ export class BulkQueueWorkers implements OnApplicationBootstrap, BeforeApplicati
 
   /** Before any Redis client closes: the workers finish the chunks they hold, then stop. */
   async beforeApplicationShutdown(): Promise<void> {
-    await Promise.all([this.chunkWorker?.close(), this.jobWorker?.close()]);
+    const workers = [this.chunkWorker, this.jobWorker].filter((w) => w !== undefined);
+    // A SIGTERM right after start can find a worker still opening its blocking connection;
+    // closing it then makes BullMQ emit "Connection is closed" where no listener is left,
+    // which ends the process with exit code 1. Let the connections finish opening first.
+    await Promise.all(workers.map((w) => w.waitUntilReady().catch(() => undefined)));
+    await Promise.all(workers.map((w) => w.close()));
     await this.inference.close();
     await Promise.all(this.connections.map((c) => c.quit().catch(() => c.disconnect())));
   }

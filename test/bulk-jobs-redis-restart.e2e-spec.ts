@@ -1,6 +1,6 @@
+import { freePort } from './support/free-port';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Redis from 'ioredis';
@@ -30,17 +30,6 @@ let port: number;
 let redisProc: ChildProcess | undefined;
 let mesh: Mesh | undefined;
 const workers: StartedApp[] = [];
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
-    });
-  });
-}
 
 /** One PING on a throwaway connection that never retries: true when Redis answers. */
 async function pings(): Promise<boolean> {

@@ -1,6 +1,5 @@
 import { createHash } from 'node:crypto';
 import { cpSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { DEMO_MODELS } from '../scripts/models/demo-catalog';
 import { ModelRepositoryWriter } from '../scripts/models/model-repository.writer';
@@ -77,17 +76,7 @@ routes:
   return seed;
 }
 
-/** A free TCP port on loopback (closed again; the caller binds it next). */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
-    });
-  });
-}
+export { freePort } from './support/free-port';
 
 /**
  * A model host in explicit mode (as Triton runs in production), loading the model at startup

@@ -1,8 +1,9 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
+import { freePort } from '../../test/support/free-port';
+import { pollUntil } from '../../test/support/poll';
 
 /**
  * Starts the mesh's processes for the chaos scenarios: a private redis-server (own port, own
@@ -23,42 +24,18 @@ export const ADMIN_KEY = 'chaos-admin-key';
 export const TASK = 'question-type';
 export const MODEL = 'question-type-zh';
 
-/** A free TCP port on loopback (closed again; the caller binds it next). */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
-    });
-  });
-}
+export { freePort };
 
 export const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
 /** Polls `fn` until it returns a value other than undefined; throws after `timeoutMs`. */
-export async function waitFor<T>(
+export function waitFor<T>(
   fn: () => Promise<T | undefined> | T | undefined,
   what: string,
   timeoutMs = 60_000,
   intervalMs = 50,
 ): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let last: unknown;
-  for (;;) {
-    try {
-      const v = await fn();
-      if (v !== undefined) return v;
-    } catch (err) {
-      last = err;
-    }
-    if (Date.now() > deadline) {
-      const why = last instanceof Error ? ` (last error: ${last.message})` : '';
-      throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${why}`);
-    }
-    await sleep(intervalMs);
-  }
+  return pollUntil(fn, { timeoutMs, intervalMs, what });
 }
 
 /**

@@ -20,7 +20,7 @@ import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { buildCorpus, type TextMix } from '../router/bench-corpus';
 import { loadBenchModel, type BenchModel } from '../router/bench-model.loader';
-import { startProcess, waitReady, ROOT, type BenchProcess } from '../router/bench-processes';
+import { startBenchHost, waitReady, ROOT, type BenchProcess } from '../router/bench-processes';
 import { ensureBuiltAndGenerated, repositoryVariant } from '../router/bench-setup';
 import { summariseProfile, type SampleWindow } from '../router/profile';
 
@@ -299,21 +299,11 @@ async function main(): Promise<void> {
   const { InferenceClient } = loadInferencePackage();
   let host: BenchProcess | undefined;
   try {
-    host = await startProcess(
-      'model-host',
-      'dist/apps/model-host/src/main.js',
-      ['--model-repository', repo.root, '--model-control-mode=explicit', `--load-model=${MODEL}`],
-      {
-        MODEL_HOST_HTTP_PORT: '0',
-        MODEL_HOST_GRPC_PORT: '0',
-        MODEL_HOST_METRICS_PORT: '0',
-        ...a.env,
-      },
-      ['http', 'grpc', 'metrics'],
-      undefined,
-      a.root,
-      a.cpuProf ? ['--cpu-prof', `--cpu-prof-dir=${a.cpuProf}`] : [],
-    );
+    host = await startBenchHost('model-host', repo.root, MODEL, {
+      env: a.env,
+      root: a.root,
+      nodeArgs: a.cpuProf ? ['--cpu-prof', `--cpu-prof-dir=${a.cpuProf}`] : [],
+    });
     await waitReady(`${host.urls.http}/healthz/ready`);
     const idle0 = threadCpu(host.pid);
     await new Promise((r) => setTimeout(r, 3000));

@@ -86,3 +86,27 @@ export async function waitReady(url: string, timeoutMs = 120_000): Promise<void>
     await new Promise((r) => setTimeout(r, 200));
   }
 }
+
+/** A model host in explicit mode serving `model` from `repository`, on free ports. */
+export function startBenchHost(
+  name: string,
+  repository: string,
+  model: string,
+  opts: { env?: Record<string, string>; root?: string; nodeArgs?: string[] } = {},
+): Promise<BenchProcess> {
+  return startProcess(
+    name,
+    'dist/apps/model-host/src/main.js',
+    ['--model-repository', repository, '--model-control-mode=explicit', `--load-model=${model}`],
+    {
+      MODEL_HOST_HTTP_PORT: '0',
+      MODEL_HOST_GRPC_PORT: '0',
+      MODEL_HOST_METRICS_PORT: '0',
+      ...opts.env,
+    },
+    ['http', 'grpc', 'metrics'],
+    undefined,
+    opts.root,
+    opts.nodeArgs,
+  );
+}

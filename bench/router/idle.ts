@@ -6,7 +6,13 @@
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { cpuSecondsOf } from './bench-measure';
-import { ROOT, startProcess, waitReady, type BenchProcess } from './bench-processes';
+import {
+  ROOT,
+  startBenchHost,
+  startProcess,
+  waitReady,
+  type BenchProcess,
+} from './bench-processes';
 import { ensureBuiltAndGenerated, repositoryVariant } from './bench-setup';
 
 const MODEL = 'intent-zh';
@@ -28,13 +34,7 @@ async function main(): Promise<void> {
   );
   const procs: BenchProcess[] = [];
   try {
-    const host = await startProcess(
-      'model-host',
-      'dist/apps/model-host/src/main.js',
-      ['--model-repository', repo.root, '--model-control-mode=explicit', `--load-model=${MODEL}`],
-      { MODEL_HOST_HTTP_PORT: '0', MODEL_HOST_GRPC_PORT: '0', MODEL_HOST_METRICS_PORT: '0' },
-      ['http', 'grpc', 'metrics'],
-    );
+    const host = await startBenchHost('model-host', repo.root, MODEL);
     procs.push(host);
     await waitReady(`${host.urls.http}/healthz/ready`);
     const router = await startProcess(

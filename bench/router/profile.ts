@@ -11,7 +11,13 @@ import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { buildCorpus, type TextMix } from './bench-corpus';
 import { measure } from './bench-measure';
-import { startProcess, waitReady, ROOT, type BenchProcess } from './bench-processes';
+import {
+  startBenchHost,
+  startProcess,
+  waitReady,
+  ROOT,
+  type BenchProcess,
+} from './bench-processes';
 import { ensureBuiltAndGenerated, repositoryVariant } from './bench-setup';
 
 const MODEL = 'intent-zh';
@@ -176,20 +182,9 @@ async function profileAt(
   const procs: BenchProcess[] = [];
   const profiled = (name: string) => ['--cpu-prof', `--cpu-prof-dir=${join(dir, `c${c}`, name)}`];
   try {
-    const host = await startProcess(
-      'model-host',
-      'dist/apps/model-host/src/main.js',
-      ['--model-repository', repo.root, '--model-control-mode=explicit', `--load-model=${MODEL}`],
-      {
-        MODEL_HOST_HTTP_PORT: '0',
-        MODEL_HOST_GRPC_PORT: '0',
-        MODEL_HOST_METRICS_PORT: '0',
-      },
-      ['http', 'grpc', 'metrics'],
-      undefined,
-      undefined,
-      profiled('host'),
-    );
+    const host = await startBenchHost('model-host', repo.root, MODEL, {
+      nodeArgs: profiled('host'),
+    });
     procs.push(host);
     await waitReady(`${host.urls.http}/healthz/ready`);
     const router = await startProcess(

@@ -13,7 +13,13 @@ import { createRedisClient } from '@mesh/config';
 import { buildCorpus, lengthHistogram, type TextMix } from './bench-corpus';
 import { measure, openLoop, round, type MeasureOptions, type PointResult } from './bench-measure';
 import { loadBenchModel, type BenchModel } from './bench-model.loader';
-import { ROOT, startProcess, waitReady, type BenchProcess } from './bench-processes';
+import {
+  ROOT,
+  startBenchHost,
+  startProcess,
+  waitReady,
+  type BenchProcess,
+} from './bench-processes';
 import { ensureBuiltAndGenerated, repositoryVariant } from './bench-setup';
 import { RawOrtArm, rawLabel, type RawConfig } from './raw-ort.arm';
 import { RouterGrpcClient } from './router-grpc.client';
@@ -173,15 +179,7 @@ async function main(): Promise<void> {
   const all: BenchProcess[] = [];
   try {
     const host = (name: string, repo: string, root = ROOT) =>
-      startProcess(
-        name,
-        'dist/apps/model-host/src/main.js',
-        ['--model-repository', repo, '--model-control-mode=explicit', `--load-model=${MODEL}`],
-        { MODEL_HOST_HTTP_PORT: '0', MODEL_HOST_GRPC_PORT: '0', MODEL_HOST_METRICS_PORT: '0' },
-        ['http', 'grpc', 'metrics'],
-        undefined,
-        root,
-      );
+      startBenchHost(name, repo, MODEL, { root });
     const router = (
       name: string,
       h: BenchProcess,

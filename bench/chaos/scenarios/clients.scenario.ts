@@ -2,7 +2,7 @@ import { CHAOS_KEY } from '../cluster';
 import { PROBE_MODEL } from '../clients/abandon.probe';
 import { abandonWaves, waveChecks } from '../clients/abandon.waves';
 import { slowloris } from '../clients/slow-client';
-import { Recorder, closedLoop, httpPredict } from '../load';
+import { Recorder, anyOf, closedLoop, httpPredict } from '../load';
 import { verdict, type ChaosScenario, type Check, type ScenarioResult } from '../scenario';
 
 /**
@@ -47,7 +47,7 @@ export const clientsScenario: ChaosScenario = {
     // Normal callers keep going through the router (and so the host) the whole time.
     const rec = new Recorder();
     const stopLoad = new AbortController();
-    const signal = AbortSignal.any([stopLoad.signal, ctx.signal]);
+    const signal = anyOf(stopLoad.signal, ctx.signal);
     const loop = closedLoop({
       send: httpPredict(() => [router.urls.http!], CHAOS_KEY),
       targets: 1,

@@ -173,7 +173,12 @@ async function main(): Promise<void> {
   const tritonRepo = repositoryVariant(
     args.models,
     MODEL,
-    { dispatch_when_idle: 'false', max_padding_ratio: '1', batch_order: 'arrival' },
+    {
+      dispatch_when_idle: 'false',
+      max_padding_ratio: '1',
+      batch_order: 'arrival',
+      lone_batch_threads: '0',
+    },
     { instances: args.instances },
   );
   const all: BenchProcess[] = [];

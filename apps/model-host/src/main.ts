@@ -35,6 +35,7 @@ void runMain('model-host', async () => {
       interOpThreads: config.ORT_INTER_OP_THREADS,
       graphOptimizationLevel: config.ORT_GRAPH_OPTIMIZATION_LEVEL,
       allowSpinning: config.ORT_ALLOW_SPINNING === '1' || config.ORT_ALLOW_SPINNING === 'true',
+      loneBatchThreads: config.ORT_LONE_BATCH_THREADS,
       cores: availableParallelism(),
     },
     new HostMetrics(registry),

@@ -31,6 +31,18 @@ const hostEnv = {
     .max(256, 'must be at most 256')
     .optional(),
   ORT_INTER_OP_THREADS: positiveInt(1, 256),
+  /**
+   * Intra-op threads of each version's lone-batch session (a batch that would run alone — every
+   * instance idle, nothing queued — takes every core instead of one instance's share); 0 = no
+   * such session. Unset: os.availableParallelism() when the version runs several instances with
+   * fewer threads each, else 0. config.pbtxt's `lone_batch_threads` overrides it per model.
+   */
+  ORT_LONE_BATCH_THREADS: z.coerce
+    .number({ invalid_type_error: 'must be a number' })
+    .int('must be an integer')
+    .min(0, 'must be at least 0')
+    .max(256, 'must be at most 256')
+    .optional(),
   ORT_GRAPH_OPTIMIZATION_LEVEL: z.enum(['disabled', 'basic', 'extended', 'all']).default('all'),
   /**
    * ORT's thread pools spin-wait for work between and after runs; on a box shared with the

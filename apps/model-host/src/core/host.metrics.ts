@@ -22,6 +22,7 @@ export class HostMetrics {
   private readonly outputUs: Counter<'model' | 'version'>;
   private readonly elements: Counter<'model' | 'version' | 'kind'>;
   private readonly abandonedCount: Counter<'model' | 'version'>;
+  private readonly loneCount: Counter<'model' | 'version'>;
 
   constructor(readonly registry: Registry) {
     const labelNames = ['model', 'version'] as const;
@@ -77,6 +78,10 @@ export class HostMetrics {
       'mesh_host_requests_abandoned_total',
       'Requests taken out of the queue, never run, because their caller left (gRPC cancel, closed HTTP connection)',
     );
+    this.loneCount = counter(
+      'mesh_host_lone_executions_total',
+      'Executions run on the lone-batch session (every instance idle, nothing queued): lone_batch_threads',
+    );
   }
 
   pendingChanged(l: Labels, delta: number): void {
@@ -117,8 +122,9 @@ export class HostMetrics {
     this.abandonedCount.inc(l);
   }
 
-  executed(l: Labels, paddedElements: number, realElements: number): void {
+  executed(l: Labels, paddedElements: number, realElements: number, lone = false): void {
     this.execCount.inc(l);
+    if (lone) this.loneCount.inc(l);
     this.elements.inc({ ...l, kind: 'padded' }, paddedElements);
     this.elements.inc({ ...l, kind: 'real' }, realElements);
   }
@@ -135,6 +141,7 @@ export class HostMetrics {
       this.inferUs,
       this.outputUs,
       this.abandonedCount,
+      this.loneCount,
     ]) {
       c.inc(l, 0);
     }

@@ -1,6 +1,6 @@
 import { Registry } from 'prom-client';
 import type { BatchingPolicy } from '../batching/batching.types';
-import type { RunResult } from '../execution/session-pool.client';
+import type { RunHints, RunResult } from '../execution/session-pool.client';
 import { HostMetrics } from './host.metrics';
 import { ModelVersionRuntime, type BatchExecutor } from './model-version.runtime';
 import type { ModelVersionSpec } from './model-spec';
@@ -36,14 +36,17 @@ const spec: ModelVersionSpec = {
 /** Instances that hold every batch until the test finishes it, as a busy ORT session would. */
 class HeldInstances implements BatchExecutor {
   readonly started: Array<(r: RunResult) => void> = [];
+  /** The `alone` hint of each run, in start order. */
+  readonly alone: boolean[] = [];
   private busy = 0;
   onCapacity?: () => void;
 
   constructor(readonly size: number) {}
 
-  run(): Promise<RunResult> {
+  run(_feeds: unknown, _outputs: unknown, hints: RunHints = {}): Promise<RunResult> {
     if (this.busy >= this.size) return Promise.reject(new Error('no idle session instance'));
     this.busy += 1;
+    this.alone.push(hints.alone === true);
     return new Promise<RunResult>((resolve) => this.started.push(resolve)).finally(() => {
       this.busy -= 1;
     });
@@ -134,5 +137,30 @@ describe('ModelVersionRuntime', () => {
       'mesh_host_batch_elements_total{model="m",version="1",kind="padded"} 12',
     );
     expect(text).toContain('mesh_host_batch_elements_total{model="m",version="1",kind="real"} 10');
+  });
+
+  it('marks a batch alone only when nothing is queued behind it, and counts lone executions', async () => {
+    const executor = new HeldInstances(1);
+    const registry = new Registry();
+    const runtime = new ModelVersionRuntime(spec, executor, new HostMetrics(registry));
+    const answers = [runtime.infer(request('a'))];
+    await turn();
+    answers.push(runtime.infer(request('b')), runtime.infer(request('c')));
+    // 'a' started with nothing behind it; 'b' starts while 'c' still waits; then 'c' alone.
+    executor.started[0]!({
+      outputs: [{ name: 'y', type: 'float32', dims: [1, 1], buffer: new ArrayBuffer(4) }],
+      inputNs: 0,
+      inferNs: 0,
+      outputNs: 0,
+      lone: true,
+    });
+    await turn();
+    executor.finish(1);
+    await turn();
+    executor.finish(2);
+    await Promise.all(answers);
+    expect(executor.alone).toEqual([true, false, true]);
+    const text = await registry.getSingleMetricAsString('mesh_host_lone_executions_total');
+    expect(text).toContain('mesh_host_lone_executions_total{model="m",version="1"} 1');
   });
 });

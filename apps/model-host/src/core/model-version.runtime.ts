@@ -3,7 +3,7 @@ import { assembleBatch, splitOutput } from '../batching/batch-assembler';
 import type { QueuedItem } from '../batching/batching.types';
 import { DynamicBatcher } from '../batching/dynamic-batcher';
 import { ORT_TYPE_OF } from '../execution/ort-worker.protocol';
-import type { RunResult } from '../execution/session-pool.client';
+import type { RunHints, RunResult } from '../execution/session-pool.client';
 import type { HostMetrics } from './host.metrics';
 import { validateInferRequest } from './infer-request.validator';
 import { InferenceStatistics } from './inference-statistics';
@@ -20,10 +20,13 @@ import type { ModelVersionSpec } from './model-spec';
 export interface BatchExecutor {
   /** Live instances: how many batches may run at once. */
   readonly size: number;
+  /** A lone-batch session is there to warm up (see SessionPoolClient). */
+  readonly hasLoneSession?: boolean;
   onCapacity?: () => void;
   run(
     feeds: { name: string; type: string; dims: number[]; buffer: ArrayBuffer }[],
     outputs: string[],
+    hints?: RunHints,
   ): Promise<RunResult>;
   close(): Promise<void>;
 }
@@ -128,10 +131,13 @@ export class ModelVersionRuntime {
     }
   }
 
-  /** Runs `inputs` once on every instance, outside the statistics, before the version serves. */
+  /**
+   * Runs `inputs` once on every instance, then once alone (the lone-batch session, if any),
+   * outside the statistics, before the version serves.
+   */
   async warmUp(inputs: HostTensor[]): Promise<void> {
     const outputs = this.spec.outputs.map((o) => o.name);
-    const runs = Array.from({ length: this.executor.size }, () => {
+    const once = (hints: RunHints) => {
       const { inputs: feeds } = assembleBatch([inputs]);
       return this.executor.run(
         feeds.map((i) => ({
@@ -141,9 +147,11 @@ export class ModelVersionRuntime {
           buffer: i.buffer,
         })),
         outputs,
+        hints,
       );
-    });
-    await Promise.all(runs);
+    };
+    await Promise.all(Array.from({ length: this.executor.size }, () => once({})));
+    if (this.executor.hasLoneSession) await once({ alone: true });
   }
 
   /** Stops taking requests, lets queued and running ones finish, then ends the sessions. */
@@ -166,6 +174,8 @@ export class ModelVersionRuntime {
           buffer: i.buffer,
         })),
         outputNames,
+        // Nothing waits behind this batch: it may take every core (the lone-batch session).
+        { alone: this.batcher.queued === 0 },
       );
     } catch (err: unknown) {
       throw err instanceof HostError
@@ -182,7 +192,12 @@ export class ModelVersionRuntime {
       (n, b) => n + (b.payload.inputs[0]?.shape ?? []).reduce((x, y) => x * y, 1),
       0,
     );
-    this.metrics.executed(this.labels, first ? first.shape.reduce((x, y) => x * y, 1) : 0, real);
+    this.metrics.executed(
+      this.labels,
+      first ? first.shape.reduce((x, y) => x * y, 1) : 0,
+      real,
+      result.lone === true,
+    );
     const outs = result.outputs.map((o) => this.toHostTensor(o));
     batch.forEach((item, i) => {
       const mine = outs

@@ -61,6 +61,37 @@ describe('SessionPoolClient (real ORT in worker threads)', () => {
     }
   });
 
+  it('runs a batch that is alone on the lone-batch session, and one that is not on an instance', async () => {
+    const pool = await SessionPoolClient.start(2, { ...options, modelPath: MODEL }, 2);
+    const feeds = () =>
+      ['input_ids', 'attention_mask', 'token_type_ids'].map((name) => ({
+        name,
+        type: 'int64',
+        dims: [1, 3],
+        buffer: int64(name === 'token_type_ids' ? [0, 0, 0] : [2, 500, 3]),
+      }));
+    try {
+      expect(pool.size).toBe(2);
+      expect(pool.hasLoneSession).toBe(true);
+      const alone = await pool.run(feeds(), ['logits'], { alone: true });
+      const queued = await pool.run(feeds(), ['logits'], { alone: false });
+      expect(alone.lone).toBe(true);
+      expect(queued.lone).toBeUndefined();
+      // Same model, same input: the lone session's answer is the instances' answer.
+      const a = new Float32Array(alone.outputs[0]!.buffer);
+      const b = new Float32Array(queued.outputs[0]!.buffer);
+      a.forEach((v, i) => expect(v).toBeCloseTo(b[i]!, 5));
+      // While an instance is busy, a batch that is alone still runs on an instance.
+      const busy = pool.run(feeds(), ['logits']);
+      const beside = pool.run(feeds(), ['logits'], { alone: true });
+      expect(pool.idleCount).toBe(0);
+      expect((await beside).lone).toBeUndefined();
+      await busy;
+    } finally {
+      await pool.close();
+    }
+  });
+
   it('rejects a bad feed in the worker without killing it', async () => {
     const pool = await SessionPoolClient.start(1, { ...options, modelPath: MODEL });
     try {

@@ -14,6 +14,13 @@ export interface RunResult {
   inputNs: number;
   inferNs: number;
   outputNs: number;
+  /** Ran on the lone-batch session (every instance idle, nothing else waiting). */
+  lone?: boolean;
+}
+
+/** How a batch may run; `alone`: nothing else is queued behind it. */
+export interface RunHints {
+  alone?: boolean;
 }
 
 interface Pending {
@@ -25,6 +32,8 @@ interface Instance {
   worker: Worker;
   busy: boolean;
   ready: boolean;
+  /** The lone-batch session: not an instance, so never counted in `size`. */
+  lone: boolean;
   pending: Map<number, Pending>;
 }
 
@@ -42,9 +51,14 @@ function workerEntry(): { file: string; execArgv: string[] } {
  * One ORT session per worker thread, `count` workers per model version (Triton's
  * instance_group.count). Each instance runs one batch at a time; the batcher asks for
  * free instances and hands work over with its buffers in the transfer list (no copy).
+ *
+ * With `loneBatchThreads`, one more worker holds a session with that many intra-op threads. A
+ * batch that would run alone — every instance idle and nothing queued behind it — runs there,
+ * on all the cores the idle instances leave unused, instead of on one instance's share of them.
  */
 export class SessionPoolClient {
   private readonly instances: Instance[] = [];
+  private lone?: Instance;
   private nextId = 1;
   private closed = false;
   inputs: ValueInfo[] = [];
@@ -52,13 +66,25 @@ export class SessionPoolClient {
   /** Called when a replacement instance is ready, so queued work can use it. */
   onCapacity: () => void = () => undefined;
 
-  private constructor(private readonly options: SessionOptionsData) {}
+  private constructor(
+    private readonly options: SessionOptionsData,
+    private readonly loneBatchThreads: number,
+  ) {}
 
-  /** Starts `count` workers and resolves once every session is created. */
-  static async start(count: number, options: SessionOptionsData): Promise<SessionPoolClient> {
-    const pool = new SessionPoolClient(options);
+  /**
+   * Starts `count` workers (and the lone-batch worker when `loneBatchThreads` > 0) and resolves
+   * once every session is created.
+   */
+  static async start(
+    count: number,
+    options: SessionOptionsData,
+    loneBatchThreads = 0,
+  ): Promise<SessionPoolClient> {
+    const pool = new SessionPoolClient(options, loneBatchThreads);
     try {
-      await Promise.all(Array.from({ length: count }, () => pool.spawn()));
+      const spawns = Array.from({ length: count }, () => pool.spawn(false));
+      if (loneBatchThreads > 0) spawns.push(pool.spawn(true));
+      await Promise.all(spawns);
     } catch (err: unknown) {
       await pool.close();
       throw err;
@@ -74,16 +100,31 @@ export class SessionPoolClient {
     return this.instances.filter((i) => !i.busy).length;
   }
 
-  /** Runs one batch on an idle instance (the caller checks `idleCount` first). */
-  run(feeds: WireTensor[], outputs: string[]): Promise<RunResult> {
-    const inst = this.instances.find((i) => !i.busy);
+  /** Whether a lone-batch session is running (it may have died and be starting again). */
+  get hasLoneSession(): boolean {
+    return this.lone?.ready === true;
+  }
+
+  /**
+   * Runs one batch on an idle instance (the caller checks `idleCount` first), or on the
+   * lone-batch session when the batch is `alone` and every instance is idle.
+   */
+  run(feeds: WireTensor[], outputs: string[], hints: RunHints = {}): Promise<RunResult> {
     if (this.closed) return Promise.reject(new Error('session pool is closed'));
+    const lone = this.lone;
+    const inst =
+      hints.alone === true && lone?.ready && !lone.busy && this.instances.every((i) => !i.busy)
+        ? lone
+        : this.instances.find((i) => !i.busy);
     if (!inst) return Promise.reject(new Error('no idle session instance'));
     inst.busy = true;
     const id = this.nextId++;
     const msg: RunMessage = { kind: 'run', id, feeds, outputs };
     return new Promise<RunResult>((resolve, reject) => {
-      inst.pending.set(id, { resolve, reject });
+      inst.pending.set(id, {
+        resolve: (r) => resolve(inst.lone ? { ...r, lone: true } : r),
+        reject,
+      });
       inst.worker.postMessage(
         msg,
         feeds.map((f) => f.buffer),
@@ -95,14 +136,19 @@ export class SessionPoolClient {
 
   async close(): Promise<void> {
     this.closed = true;
-    await Promise.all(this.instances.map((i) => i.worker.terminate()));
+    const all = this.lone ? [...this.instances, this.lone] : this.instances;
+    await Promise.all(all.map((i) => i.worker.terminate()));
   }
 
-  private spawn(): Promise<void> {
+  private spawn(lone: boolean): Promise<void> {
     const entry = workerEntry();
-    const worker = new Worker(entry.file, { workerData: this.options, execArgv: entry.execArgv });
-    const inst: Instance = { worker, busy: false, ready: false, pending: new Map() };
-    this.instances.push(inst);
+    const workerData: SessionOptionsData = lone
+      ? { ...this.options, intraOpThreads: this.loneBatchThreads }
+      : this.options;
+    const worker = new Worker(entry.file, { workerData, execArgv: entry.execArgv });
+    const inst: Instance = { worker, busy: false, ready: false, lone, pending: new Map() };
+    if (lone) this.lone = inst;
+    else this.instances.push(inst);
     return new Promise<void>((resolve, reject) => {
       worker.on('message', (reply: WorkerReply) => {
         switch (reply.kind) {
@@ -136,8 +182,9 @@ export class SessionPoolClient {
 
   /** A worker that died while serving is replaced by a new session on the same model. */
   private replace(dead: Instance): void {
-    this.instances.splice(this.instances.indexOf(dead), 1);
-    this.spawn().then(
+    if (dead.lone) this.lone = undefined;
+    else this.instances.splice(this.instances.indexOf(dead), 1);
+    this.spawn(dead.lone).then(
       () => this.onCapacity(),
       // The model file vanished or broke: the pool runs on with fewer instances.
       () => undefined,

@@ -23,6 +23,11 @@ export interface SessionDefaults {
   interOpThreads: number;
   graphOptimizationLevel: SessionOptionsData['graphOptimizationLevel'];
   allowSpinning: boolean;
+  /**
+   * Intra-op threads of the lone-batch session; 0 = none; undefined: every core when the version
+   * runs several instances whose sessions each get fewer threads than that.
+   */
+  loneBatchThreads?: number;
   /** os.availableParallelism() (respects taskset/cgroup CPU affinity, unlike cpus().length). */
   cores: number;
 }
@@ -30,6 +35,20 @@ export interface SessionDefaults {
 /** Intra-op threads per session when neither the environment nor config.pbtxt sets them. */
 export function defaultIntraOpThreads(cores: number, instances: number): number {
   return Math.max(1, Math.floor(cores / Math.max(1, instances)));
+}
+
+/**
+ * The lone-batch session's threads when neither the environment nor config.pbtxt sets them:
+ * instances split the cores for throughput, so a batch that runs alone would use only its
+ * instance's share; one extra session with every core serves it instead. One instance that
+ * already has every core needs none.
+ */
+export function defaultLoneBatchThreads(
+  cores: number,
+  instances: number,
+  intraOpThreads: number,
+): number {
+  return instances > 1 && intraOpThreads < cores ? cores : 0;
 }
 
 /** A load that failed for a reason an operator can act on (shown in the repository index). */
@@ -61,6 +80,15 @@ export function checkPlatform(config: ModelConfig): void {
   if (!ok) throw new ModelLoadError(UNSUPPORTED_PLATFORM_REASON);
 }
 
+function intParameter(config: ModelConfig, k: string): number | undefined {
+  const v = config.parameters[k]?.stringValue;
+  if (v === undefined) return undefined;
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < 0)
+    throw new ModelLoadError(`parameter '${k}' must be an integer >= 0 (got "${v}")`);
+  return n;
+}
+
 function sessionOptions(
   config: ModelConfig,
   path: string,
@@ -68,14 +96,8 @@ function sessionOptions(
   instances: number,
 ): SessionOptionsData {
   const p = (k: string): string | undefined => config.parameters[k]?.stringValue;
-  const int = (k: string, fallback: number): number => {
-    const v = p(k);
-    if (v === undefined) return fallback;
-    const n = Number(v);
-    if (!Number.isInteger(n) || n < 0)
-      throw new ModelLoadError(`parameter '${k}' must be an integer >= 0 (got "${v}")`);
-    return n === 0 ? fallback : n;
-  };
+  // 0 means "the default", as in Triton's ORT backend.
+  const int = (k: string, fallback: number): number => intParameter(config, k) || fallback;
   const level = p('graph_optimization_level') ?? d.graphOptimizationLevel;
   if (!(LEVELS as readonly string[]).includes(level)) {
     throw new ModelLoadError(
@@ -99,6 +121,20 @@ function sessionOptions(
     allowSpinning:
       spinning === undefined ? d.allowSpinning : spinning === '1' || spinning === 'true',
   };
+}
+
+/** `lone_batch_threads` (0 turns the lone-batch session off), else the environment or the default. */
+function loneBatchThreads(
+  config: ModelConfig,
+  d: SessionDefaults,
+  instances: number,
+  intraOpThreads: number,
+): number {
+  return (
+    intParameter(config, 'lone_batch_threads') ??
+    d.loneBatchThreads ??
+    defaultLoneBatchThreads(d.cores, instances, intraOpThreads)
+  );
 }
 
 /** A zero-filled request of batch 1 (variable dims set to 8) to warm the sessions. */
@@ -150,9 +186,11 @@ export async function loadModelVersion(
     1,
     config.instanceGroup.reduce((n, g) => n + g.count, 0),
   );
+  const options = sessionOptions(config, path, defaults, count);
   const pool = await SessionPoolClient.start(
     count,
-    sessionOptions(config, path, defaults, count),
+    options,
+    loneBatchThreads(config, defaults, count, options.intraOpThreads),
   ).catch((err: unknown) => {
     throw new ModelLoadError(`cannot create an ORT session for ${path}: ${(err as Error).message}`);
   });

@@ -11,6 +11,7 @@ import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { buildCorpus, type TextMix } from './bench-corpus';
 import { measure } from './bench-measure';
+import { postJson } from './http-post';
 import {
   startBenchHost,
   startProcess,
@@ -205,15 +206,12 @@ async function profileAt(
     );
     procs.push(router);
     await waitReady(`${router.url}/healthz/ready`);
-    const shot = async (i: number) => {
-      const res = await fetch(`${router.url}/v1/predict`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', authorization: `Bearer ${KEY}` },
-        body: JSON.stringify({ task: TASK, text: corpus[i % corpus.length] }),
-      });
-      await res.arrayBuffer();
-      if (res.status !== 200) throw new Error(`HTTP ${res.status}`);
-    };
+    const shot = (i: number) =>
+      postJson(
+        `${router.url}/v1/predict`,
+        JSON.stringify({ task: TASK, text: corpus[i % corpus.length] }),
+        KEY,
+      );
     const before = await scrape(host.urls.metrics!);
     const fromUs = Number(process.hrtime.bigint() / 1000n);
     const r = await measure(shot, {

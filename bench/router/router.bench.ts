@@ -23,6 +23,7 @@ import {
 import { ensureBuiltAndGenerated, repositoryVariant } from './bench-setup';
 import { RawOrtArm, rawLabel, type RawConfig } from './raw-ort.arm';
 import { RouterGrpcClient } from './router-grpc.client';
+import { postJson } from './http-post';
 import { headline, renderMarkdown, type BenchPoint, type BenchReport } from './bench-report';
 
 /** The cores this process may use (follows taskset/cgroups); every arm gets all of them. */
@@ -504,17 +505,9 @@ function point(
   return { arm, mix, concurrency, note, ...r };
 }
 
-async function post(url: string, body: string, key?: string): Promise<void> {
-  const res = await fetch(url, {
-    method: 'POST',
-    headers: {
-      'content-type': 'application/json',
-      ...(key ? { authorization: `Bearer ${key}` } : {}),
-    },
-    body,
-  });
-  await res.arrayBuffer();
-  if (res.status !== 200) throw new Error(`HTTP ${res.status}`);
+/** Every HTTP arm's shot: one keep-alive client for all (http-post.ts). */
+function post(url: string, body: string, key?: string): Promise<void> {
+  return postJson(url, body, key);
 }
 
 function log(msg: string): void {

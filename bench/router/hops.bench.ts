@@ -4,7 +4,10 @@
  * host and a hand-off from the host's event loop to its ORT worker thread and back. This times
  * bare versions of those hops on this machine (no tokenizer, no model, no framework), so the c=1
  * "added latency" of docs/benchmarks/router.md can be split into the floor set by the topology
- * and what the mesh's own code adds. Writes docs/benchmarks/router-hops.{json,md}.
+ * and what the mesh's own code adds. Each path runs twice: answered at once, and held — the end
+ * that would run the model computes for `--hold-ms` (default 9, a lone inference of the bench
+ * model) before answering, so the other processes go idle and must wake up again, as they do
+ * around a real inference. Writes docs/benchmarks/router-hops.{json,md}.
  */
 import * as grpc from '@grpc/grpc-js';
 import { fork, type ChildProcess } from 'node:child_process';
@@ -35,14 +38,25 @@ type EchoClient = grpc.Client & {
 
 type Role = 'http-echo' | 'grpc-echo' | 'http-to-grpc' | 'grpc-worker-echo';
 
+/** Keeps this thread busy for `ms`, as a model run holds its core (a sleep would not). */
+function compute(ms: number): void {
+  const until = performance.now() + ms;
+  while (performance.now() < until);
+}
+
 /** A child process playing one role; it prints its port on stdout-less IPC. */
-async function serve(role: Role, upstream?: string): Promise<number> {
+async function serve(role: Role, holdMs: number, upstream?: string): Promise<number> {
   if (role === 'grpc-echo' || role === 'grpc-worker-echo') {
     const server = new grpc.Server();
     const worker =
       role === 'grpc-worker-echo'
         ? new Worker(
-            'const { parentPort } = require("node:worker_threads"); parentPort.on("message", (m) => parentPort.postMessage(m, [m.buffer]));',
+            `const { parentPort } = require("node:worker_threads");
+             parentPort.on("message", (m) => {
+               const until = performance.now() + ${holdMs};
+               while (performance.now() < until);
+               parentPort.postMessage(m, [m.buffer]);
+             });`,
             { eval: true },
           )
         : undefined;
@@ -52,7 +66,10 @@ async function serve(role: Role, upstream?: string): Promise<number> {
       { Echo: passthrough },
       {
         Echo: (call: grpc.ServerUnaryCall<Buffer, Buffer>, done: grpc.sendUnaryData<Buffer>) => {
-          if (!worker) return done(null, call.request);
+          if (!worker) {
+            compute(holdMs);
+            return done(null, call.request);
+          }
           const copy = new Uint8Array(call.request);
           waiting.push((b) => done(null, b));
           worker.postMessage(copy, [copy.buffer]);
@@ -75,6 +92,7 @@ async function serve(role: Role, upstream?: string): Promise<number> {
     req.on('end', () => {
       const body = Buffer.concat(chunks);
       if (!client) {
+        compute(holdMs);
         res.end(body);
         return;
       }
@@ -90,10 +108,18 @@ async function serve(role: Role, upstream?: string): Promise<number> {
   );
 }
 
-function start(role: Role, upstream?: string): Promise<{ child: ChildProcess; port: number }> {
-  const child = fork(__filename, ['--role', role, ...(upstream ? [upstream] : [])], {
-    execArgv: process.execArgv,
-  });
+function start(
+  role: Role,
+  holdMs: number,
+  upstream?: string,
+): Promise<{ child: ChildProcess; port: number }> {
+  const child = fork(
+    __filename,
+    ['--role', role, String(holdMs), ...(upstream ? [upstream] : [])],
+    {
+      execArgv: process.execArgv,
+    },
+  );
   return new Promise((resolve, reject) => {
     child.once('message', (port: number) => resolve({ child, port }));
     child.once('exit', (code) => reject(new Error(`${role} exited with ${code}`)));
@@ -128,48 +154,75 @@ function httpShot(port: number, agent: Agent): () => Promise<void> {
     });
 }
 
+const PATHS = {
+  http: 'HTTP echo (the peer’s hop)',
+  grpc: 'HTTP → gRPC echo (router → host)',
+  worker: 'HTTP → gRPC → worker thread echo (router → host → ORT worker)',
+} as const;
+
+/** The three paths with their answering end holding `holdMs` (0: answered at once). */
+async function startPaths(holdMs: number, children: ChildProcess[]) {
+  const httpEcho = await start('http-echo', holdMs);
+  const grpcEcho = await start('grpc-echo', holdMs);
+  const grpcWorker = await start('grpc-worker-echo', holdMs);
+  children.push(httpEcho.child, grpcEcho.child, grpcWorker.child);
+  const viaGrpc = await start('http-to-grpc', 0, `127.0.0.1:${grpcEcho.port}`);
+  const viaWorker = await start('http-to-grpc', 0, `127.0.0.1:${grpcWorker.port}`);
+  children.push(viaGrpc.child, viaWorker.child);
+  return { http: httpEcho.port, grpc: viaGrpc.port, worker: viaWorker.port };
+}
+
+function holdLabel(path: string, holdMs: number): string {
+  return holdMs > 0 ? `${path}, answering end computes ${holdMs} ms` : path;
+}
+
 async function main(): Promise<void> {
-  const n = process.argv.includes('--quick') ? 2000 : 10000;
+  const quick = process.argv.includes('--quick');
+  const h = process.argv.indexOf('--hold-ms');
+  const hold = h >= 0 ? Number(process.argv[h + 1]) : 9;
+  const n = quick ? 2000 : 10000;
+  // Held requests take `hold` ms each: fewer of them, so the command stays short.
+  const nHeld = Math.max(200, Math.round(n / 10));
   const agent = new Agent({ keepAlive: true, maxSockets: 1 });
   const children: ChildProcess[] = [];
   try {
-    const httpEcho = await start('http-echo');
-    const grpcEcho = await start('grpc-echo');
-    const grpcWorker = await start('grpc-worker-echo');
-    children.push(httpEcho.child, grpcEcho.child, grpcWorker.child);
-    const viaGrpc = await start('http-to-grpc', `127.0.0.1:${grpcEcho.port}`);
-    const viaWorker = await start('http-to-grpc', `127.0.0.1:${grpcWorker.port}`);
-    children.push(viaGrpc.child, viaWorker.child);
-    const arms = {
-      'HTTP echo (the peer’s hop)': httpShot(httpEcho.port, agent),
-      'HTTP → gRPC echo (router → host)': httpShot(viaGrpc.port, agent),
-      'HTTP → gRPC → worker thread echo (router → host → ORT worker)': httpShot(
-        viaWorker.port,
-        agent,
-      ),
-    };
+    const bare = await startPaths(0, children);
+    const held = hold > 0 ? await startPaths(hold, children) : undefined;
+    const arms: Record<string, { shot: () => Promise<void>; n: number }> = {};
+    for (const [k, label] of Object.entries(PATHS) as [keyof typeof PATHS, string][]) {
+      arms[label] = { shot: httpShot(bare[k], agent), n };
+    }
+    if (held) {
+      for (const [k, label] of Object.entries(PATHS) as [keyof typeof PATHS, string][]) {
+        arms[holdLabel(label, hold)] = { shot: httpShot(held[k], agent), n: nHeld };
+      }
+    }
     const results: Record<string, ReturnType<typeof latencyStats>> = {};
     // Interleaved rounds, median of 3, so a burst of other work hits every arm alike.
     const rounds: Record<string, ReturnType<typeof latencyStats>[]> = {};
     for (let r = 0; r < 3; r++) {
-      for (const [name, shot] of Object.entries(arms)) {
-        (rounds[name] ??= []).push(await timeLoop(n, shot));
+      for (const [name, arm] of Object.entries(arms)) {
+        (rounds[name] ??= []).push(await timeLoop(arm.n, arm.shot));
       }
     }
     for (const [name, rs] of Object.entries(rounds)) {
       results[name] = [...rs].sort((a, b) => a.p50 - b.p50)[1]!;
     }
-    const base = results['HTTP echo (the peer’s hop)']!.p50;
+    // Each path against the peer's hop under the same hold.
+    const baseOf = (name: string) =>
+      results[name.includes('computes') ? holdLabel(PATHS.http, hold) : PATHS.http]!.p50;
     const report = {
       date: new Date().toISOString(),
       cpu: cpus()[0]?.model ?? 'unknown',
       cores: cpus().length,
       load: loadavg().map((x) => round(x, 2)),
       requests: n,
+      heldRequests: nHeld,
+      holdMs: hold,
       payloadBytes: PAYLOAD.length,
       results,
       addedP50OverPeerHop: Object.fromEntries(
-        Object.entries(results).map(([k, v]) => [k, round(v.p50 - base, 3)]),
+        Object.entries(results).map(([k, v]) => [k, round(v.p50 - baseOf(k), 3)]),
       ),
     };
     const out = join(ROOT, 'docs', 'benchmarks');
@@ -177,9 +230,9 @@ async function main(): Promise<void> {
     const md = [
       '# The topology’s floor at c=1 (bare hops, no mesh code)',
       '',
-      `Machine: ${report.cores} cores, ${report.cpu}; load ${report.load.join(' ')}. Run ${report.date}; ${n} requests per arm after a warm-up, c=1, ${PAYLOAD.length}-byte bodies, keep-alive; median of 3 interleaved rounds (\`npm run bench:hops\`).`,
+      `Machine: ${report.cores} cores, ${report.cpu}; load ${report.load.join(' ')}. Run ${report.date}; ${n} requests per arm (${nHeld} per held arm) after a warm-up, c=1, ${PAYLOAD.length}-byte bodies, keep-alive; median of 3 interleaved rounds (\`npm run bench:hops\`).`,
       '',
-      '| path | p50 ms | p90 ms | p99 ms | p50 added over the peer’s single HTTP hop |',
+      '| path | p50 ms | p90 ms | p99 ms | p50 added over the peer’s single HTTP hop (same hold) |',
       '|---|---|---|---|---|',
       ...Object.entries(results).map(
         ([k, v]) =>
@@ -193,6 +246,12 @@ async function main(): Promise<void> {
       'first is what the mesh’s process layout costs a lone request before tokenising, routing,',
       'validation or inference; see router.md for the measured total.',
       '',
+      `In the held arms the end that would run the model keeps its thread busy for ${hold} ms before`,
+      'answering (the HTTP server itself for the peer’s hop, the gRPC server or its worker thread',
+      'for the others), so every other process on the path goes idle meanwhile and has to be woken',
+      'by the answer, as around a real inference. Where waking an idle thread is expensive (a',
+      'virtual machine that halts idle vCPUs), this floor is higher than the answered-at-once one.',
+      '',
     ].join('\n');
     writeFileSync(join(out, 'router-hops.md'), md);
     console.log(md);
@@ -204,9 +263,11 @@ async function main(): Promise<void> {
 
 const roleAt = process.argv.indexOf('--role');
 if (roleAt >= 0) {
-  void serve(process.argv[roleAt + 1] as Role, process.argv[roleAt + 2]).then((port) =>
-    process.send?.(port),
-  );
+  void serve(
+    process.argv[roleAt + 1] as Role,
+    Number(process.argv[roleAt + 2]),
+    process.argv[roleAt + 3],
+  ).then((port) => process.send?.(port));
 } else {
   main().catch((err: unknown) => {
     console.error('bench:hops failed:', err);

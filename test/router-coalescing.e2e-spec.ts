@@ -12,8 +12,13 @@ let mesh: Mesh;
 
 beforeAll(async () => {
   // One call per version in flight: every predict that arrives meanwhile waits to be merged.
+  // 16-token buckets (the default is 4), so texts of different lengths share calls and padding.
   mesh = await startMesh(prefix, {
-    routerEnv: { ROUTER_COALESCE: 'on', ROUTER_COALESCE_IN_FLIGHT: '1' },
+    routerEnv: {
+      ROUTER_COALESCE: 'on',
+      ROUTER_COALESCE_IN_FLIGHT: '1',
+      ROUTER_COALESCE_BUCKET: '16',
+    },
   });
 }, 120_000);
 

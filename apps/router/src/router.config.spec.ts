@@ -53,13 +53,13 @@ describe('router config: backend channels', () => {
 });
 
 describe('router config: request coalescing', () => {
-  it('coalesces by default, two calls per version in flight, 16-token buckets', () => {
+  it('coalesces by default, two calls per version in flight, 4-token buckets', () => {
     expect(loadRouterConfig({})).toMatchObject({
       ROUTER_COALESCE: 'on',
       ROUTER_COALESCE_IN_FLIGHT: 2,
       ROUTER_COALESCE_MAX_ROWS: 64,
       ROUTER_COALESCE_MAX_TOKENS: 8192,
-      ROUTER_COALESCE_BUCKET: 16,
+      ROUTER_COALESCE_BUCKET: 4,
     });
     expect(loadRouterConfig({ ROUTER_COALESCE: 'off' }).ROUTER_COALESCE).toBe('off');
   });

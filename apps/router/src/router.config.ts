@@ -59,8 +59,13 @@ const routerEnv = {
   ROUTER_COALESCE_MAX_ROWS: positiveInt(64, 4096),
   /** Most padded tokens (rows × bucketed length) in one merged call. */
   ROUTER_COALESCE_MAX_TOKENS: positiveInt(8192, 1_048_576),
-  /** Length bucket in tokens: only predicts whose lengths round up to the same multiple merge. */
-  ROUTER_COALESCE_BUCKET: positiveInt(16, 4096),
+  /**
+   * Length bucket in tokens: only predicts whose lengths round up to the same multiple merge, and
+   * a merged call is padded to its longest member, so the bucket bounds the padding it adds (a
+   * 16-token bucket padded short texts by about a fifth and cost the host that much CPU).
+   * At or below ROUTER_PAD_MULTIPLE, every member of a merged call has the same padded length.
+   */
+  ROUTER_COALESCE_BUCKET: positiveInt(4, 4096),
   /** Share (0-1) of successful requests written to the access log; errors are always written. */
   ROUTER_ACCESS_LOG_SAMPLE: fraction(1),
   ...jobsEnv,

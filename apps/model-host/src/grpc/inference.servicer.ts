@@ -70,15 +70,18 @@ function echoRequestId(call: {
 
 /**
  * Aborts when the client cancels the call (or its deadline passes): grpc-js emits 'cancelled'
- * then, and a request of that call still queued is dropped instead of run for nobody.
+ * then, and a request of that call still queued is dropped instead of run for nobody. grpc-js
+ * also emits it when the stream of a call that was answered closes; `release` stops listening
+ * once the answer is in hand, so a finished call is not aborted after the fact.
  */
 function callerGone(
   call: grpc.ServerUnaryCall<unknown, unknown> | grpc.ServerDuplexStream<unknown, unknown>,
-): AbortSignal {
+): { signal: AbortSignal; release: () => void } {
   const gone = new AbortController();
+  const onCancelled = () => gone.abort();
   if (call.cancelled) gone.abort();
-  else call.once('cancelled', () => gone.abort());
-  return gone.signal;
+  else call.once('cancelled', onCancelled);
+  return { signal: gone.signal, release: () => call.removeListener('cancelled', onCancelled) };
 }
 
 /**
@@ -124,9 +127,14 @@ export class InferenceServicer {
         extensions: SERVER_EXTENSIONS,
       })),
       ModelMetadata: unary((r: ModelMetadataRequest) => h.metadata(r.name, r.version ?? '')),
-      ModelInfer: unary(async (r: ModelInferRequest, md, call) =>
-        toInferMessage(await this.inferLogged('ModelInfer', r, md, callerGone(call))),
-      ),
+      ModelInfer: unary(async (r: ModelInferRequest, md, call) => {
+        const gone = callerGone(call);
+        try {
+          return toInferMessage(await this.inferLogged('ModelInfer', r, md, gone.signal));
+        } finally {
+          gone.release();
+        }
+      }),
       ModelStreamInfer: (call: grpc.ServerDuplexStream<ModelInferRequest, unknown>) =>
         this.stream(call),
       ModelConfig: unary((r: ModelConfigRequest) => ({
@@ -162,7 +170,7 @@ export class InferenceServicer {
   private stream(call: grpc.ServerDuplexStream<ModelInferRequest, unknown>): void {
     echoRequestId(call);
     // Cancelling the stream cancels every request of it still waiting in a queue.
-    const gone = callerGone(call);
+    const gone = callerGone(call).signal;
     let open = 0;
     let ended = false;
     const maybeEnd = () => {

@@ -172,6 +172,18 @@ async function startPaths(holdMs: number, children: ChildProcess[]) {
   return { http: httpEcho.port, grpc: viaGrpc.port, worker: viaWorker.port };
 }
 
+/**
+ * CPU one wake-up from idle costs this process: it sleeps 16 ms on a timer `n` times. On bare
+ * metal that is a few microseconds; a virtual machine that halts idle vCPUs charges much more,
+ * and every idle process on a request's path pays it once per request at c=1.
+ */
+async function wakeCostMs(n = 200): Promise<number> {
+  const before = process.cpuUsage();
+  for (let i = 0; i < n; i++) await new Promise((r) => setTimeout(r, 16));
+  const used = process.cpuUsage(before);
+  return round((used.user + used.system) / 1000 / n, 3);
+}
+
 function holdLabel(path: string, holdMs: number): string {
   return holdMs > 0 ? `${path}, answering end computes ${holdMs} ms` : path;
 }
@@ -186,6 +198,7 @@ async function main(): Promise<void> {
   const agent = new Agent({ keepAlive: true, maxSockets: 1 });
   const children: ChildProcess[] = [];
   try {
+    const wakeMs = await wakeCostMs();
     const bare = await startPaths(0, children);
     const held = hold > 0 ? await startPaths(hold, children) : undefined;
     const arms: Record<string, { shot: () => Promise<void>; n: number }> = {};
@@ -218,6 +231,7 @@ async function main(): Promise<void> {
       load: loadavg().map((x) => round(x, 2)),
       requests: n,
       heldRequests: nHeld,
+      cpuMsPerIdleWake: wakeMs,
       holdMs: hold,
       payloadBytes: PAYLOAD.length,
       results,
@@ -245,6 +259,8 @@ async function main(): Promise<void> {
       'as the model host does with its ORT workers. The difference between the last arm and the',
       'first is what the mesh’s process layout costs a lone request before tokenising, routing,',
       'validation or inference; see router.md for the measured total.',
+      '',
+      `Waking from idle costs a process ${wakeMs} CPU-ms on this machine (a 16 ms timer, 200 times).`,
       '',
       `In the held arms the end that would run the model keeps its thread busy for ${hold} ms before`,
       'answering (the HTTP server itself for the peer’s hop, the gRPC server or its worker thread',

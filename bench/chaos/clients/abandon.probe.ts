@@ -95,13 +95,8 @@ export function both(a: Wave, b: Wave): Wave {
   return { sent: a.sent + b.sent, rows: a.rows + b.rows, answered: a.answered + b.answered };
 }
 
-/** When the callers of a wave give up (resolves), e.g. `leaveAfter(30)`. */
+/** When the callers of a wave give up (resolves). */
 export type Leave = () => Promise<void>;
-
-export const leaveAfter =
-  (ms: number): Leave =>
-  () =>
-    new Promise((r) => setTimeout(r, ms));
 
 /**
  * `n` gRPC ModelInfer calls at once on `version` ('' = latest), every one cancelled when

@@ -8,7 +8,6 @@ import {
   hostCounters,
   hostHttpWave,
   httpWave,
-  leaveAfter,
   type HostCounters,
   type Leave,
   type Wave,
@@ -157,6 +156,25 @@ async function behindBacklog(
   return both(b, w);
 }
 
+/**
+ * Leaves once `count` requests are pending on the host (running or queued), or after 10 s. A
+ * fixed delay is not enough: on a slow machine the client may not even have sent the wave by
+ * then, and requests the host already runs cannot be dropped. Two instances run at most two
+ * batches, so with half a wave of 40 eight-row requests pending some of it is queued.
+ */
+function arrivedAtHost(h: { http: string; metrics: string }, count: number): Leave {
+  return () =>
+    waitFor(
+      async () => ((await hostCounters(h.http, h.metrics)).pending >= count ? true : undefined),
+      'wave queued on the host',
+      10_000,
+      5,
+    ).then(
+      () => undefined,
+      () => undefined,
+    );
+}
+
 /** The callers-that-leave part against a running host and router (URLs as announced). */
 export async function abandonWaves(
   urls: {
@@ -173,9 +191,11 @@ export async function abandonWaves(
   // 128 tokens after truncation: a predict as expensive as the model allows.
   const text = '问题是什么'.repeat(60);
   return [
-    await measureLeaving('host gRPC cancel', h, () => grpcWave(hostGrpc, n, leaveAfter(30))),
+    await measureLeaving('host gRPC cancel', h, () =>
+      grpcWave(hostGrpc, n, arrivedAtHost(h, Math.ceil(n / 2))),
+    ),
     await measureLeaving('host HTTP close', h, () =>
-      hostHttpWave(urls.hostHttp, n, leaveAfter(30)),
+      hostHttpWave(urls.hostHttp, n, arrivedAtHost(h, Math.ceil(n / 2))),
     ),
     await measureLeaving('router HTTP close', h, () =>
       behindBacklog(h, hostGrpc, n, (leave) =>

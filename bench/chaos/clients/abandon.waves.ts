@@ -1,5 +1,5 @@
 import { Metadata } from '@grpc/grpc-js';
-import { CHAOS_KEY, TASK, hostPort, sleep, waitFor } from '../cluster';
+import { CHAOS_KEY, TASK, hostPort, waitFor } from '../cluster';
 import { predictorClient } from '../load';
 import type { Check } from '../scenario';
 import {
@@ -136,7 +136,10 @@ async function behindBacklog(
   const backlogSize = 6 * n;
   const progress = { answered: 0 };
   const backlog = grpcWave(hostGrpc, backlogSize, undefined, progress, '1');
-  await sleep(20);
+  // The router's requests go out once the backlog is on the host, not after a fixed delay: on
+  // a slow machine the client is still sending the backlog, and router requests that reach an
+  // idle host run at once instead of queueing.
+  await arrivedAtHost(h, Math.ceil(backlogSize / 2))();
   const arrived: Leave = () =>
     waitFor(
       async () => {

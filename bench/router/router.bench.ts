@@ -372,20 +372,20 @@ async function closedLoop(
     { shot: (i: number) => Promise<void>; pids: Record<string, number>; note: string }
   > = {
     router: {
-      shot: (i) => post(`${p.router.url}/v1/predict`, body(i), KEY),
+      shot: (i) => postJson(`${p.router.url}/v1/predict`, body(i), KEY),
       pids: { router: p.router.pid, host: p.hostMesh.pid },
       note: 'HTTP → router (coalescing on, the default) → KServe gRPC → host (dispatch when idle, balanced instances, length-ordered batches, no request padded beyond 1.25×)',
     },
     ...(p.routerQuiet && {
       'router-nosignals': {
-        shot: (i: number) => post(`${p.routerQuiet!.url}/v1/predict`, body(i), KEY),
+        shot: (i: number) => postJson(`${p.routerQuiet!.url}/v1/predict`, body(i), KEY),
         pids: { router: p.routerQuiet.pid, host: p.hostMesh.pid },
         note: 'as router, with ROUTER_TRAFFIC_SIGNALS=off (same host)',
       },
     }),
     ...(p.routerPlain && {
       'router-nocoalesce': {
-        shot: (i: number) => post(`${p.routerPlain!.url}/v1/predict`, body(i), KEY),
+        shot: (i: number) => postJson(`${p.routerPlain!.url}/v1/predict`, body(i), KEY),
         pids: { router: p.routerPlain.pid, host: p.hostMesh.pid },
         note: 'as router, with ROUTER_COALESCE=off: one backend call per request (same host)',
       },
@@ -397,7 +397,7 @@ async function closedLoop(
     }),
     ...(p.routerBaseline && {
       'router-baseline': {
-        shot: (i: number) => post(`${p.routerBaseline!.url}/v1/predict`, body(i), KEY),
+        shot: (i: number) => postJson(`${p.routerBaseline!.url}/v1/predict`, body(i), KEY),
         pids: { router: p.routerBaseline.pid, host: p.hostBaseline!.pid },
         note: 'router and host built in the --baseline checkout (the mesh before a change)',
       },
@@ -408,12 +408,12 @@ async function closedLoop(
       note: 'gRPC → router → KServe gRPC → host (same host as router)',
     },
     'router-triton': {
-      shot: (i) => post(`${p.routerTriton.url}/v1/predict`, body(i), KEY),
+      shot: (i) => postJson(`${p.routerTriton.url}/v1/predict`, body(i), KEY),
       pids: { router: p.routerTriton.pid, host: p.hostTriton.pid },
       note: `HTTP → router (pad to multiples of ${PAD_MULTIPLE}) → host batching equal shapes only, Triton's delay rule`,
     },
     'naive-peer': {
-      shot: (i) => post(`${p.peer.url}/predict`, body(i)),
+      shot: (i) => postJson(`${p.peer.url}/predict`, body(i)),
       pids: { peer: p.peer.pid },
       note: 'Fastify + ORT, session.run per request',
     },
@@ -462,7 +462,7 @@ async function openLoopPoints(
   const arms: [string, (i: number) => Promise<void>, Record<string, number>][] = [
     [
       'router',
-      (i) => post(`${p.router.url}/v1/predict`, body(i), KEY),
+      (i) => postJson(`${p.router.url}/v1/predict`, body(i), KEY),
       { router: p.router.pid, host: p.hostMesh.pid },
     ],
     [
@@ -470,7 +470,7 @@ async function openLoopPoints(
       (i) => grpc.predict(TASK, corpus[i % corpus.length]!),
       { router: p.router.pid, host: p.hostMesh.pid },
     ],
-    ['naive-peer', (i) => post(`${p.peer.url}/predict`, body(i)), { peer: p.peer.pid }],
+    ['naive-peer', (i) => postJson(`${p.peer.url}/predict`, body(i)), { peer: p.peer.pid }],
   ];
   const out: BenchPoint[] = [];
   try {
@@ -503,11 +503,6 @@ function point(
       `${r.stable ? '' : ' (unstable)'} cpu/1k ${JSON.stringify(r.cpuPer1k)}${r.runs ? ` runs ${r.runs.join('/')}` : ''}`,
   );
   return { arm, mix, concurrency, note, ...r };
-}
-
-/** Every HTTP arm's shot: one keep-alive client for all (http-post.ts). */
-function post(url: string, body: string, key?: string): Promise<void> {
-  return postJson(url, body, key);
 }
 
 function log(msg: string): void {

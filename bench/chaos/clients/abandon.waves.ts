@@ -140,42 +140,42 @@ async function behindBacklog(
   // a slow machine the client is still sending the backlog, and router requests that reach an
   // idle host run at once instead of queueing.
   await arrivedAtHost(h, Math.ceil(backlogSize / 2))();
-  const arrived: Leave = () =>
-    waitFor(
-      async () => {
-        const c = await hostCounters(h.http, h.metrics);
-        return c.pending - (backlogSize - progress.answered) >= Math.max(1, n / 4)
-          ? true
-          : undefined;
-      },
-      'router requests queued on the host',
-      10_000,
-      5,
-    ).then(
-      () => undefined,
-      () => undefined,
-    );
+  const arrived = whenHost(
+    h,
+    (c) => c.pending - (backlogSize - progress.answered) >= Math.max(1, n / 4),
+    'router requests queued on the host',
+  );
   const [b, w] = await Promise.all([backlog, wave(arrived)]);
   return both(b, w);
 }
 
 /**
- * Leaves once `count` requests are pending on the host (running or queued), or after 10 s. A
- * fixed delay is not enough: on a slow machine the client may not even have sent the wave by
- * then, and requests the host already runs cannot be dropped. Two instances run at most two
- * batches, so with half a wave of 40 eight-row requests pending some of it is queued.
+ * Resolves once the host's counters satisfy `ready`, or after 10 s: waves wait for what the
+ * host shows, not for a fixed delay, which a slow machine outruns.
  */
-function arrivedAtHost(h: { http: string; metrics: string }, count: number): Leave {
+function whenHost(
+  h: { http: string; metrics: string },
+  ready: (c: HostCounters) => boolean,
+  what: string,
+): Leave {
   return () =>
     waitFor(
-      async () => ((await hostCounters(h.http, h.metrics)).pending >= count ? true : undefined),
-      'wave queued on the host',
+      async () => (ready(await hostCounters(h.http, h.metrics)) ? true : undefined),
+      what,
       10_000,
       5,
     ).then(
       () => undefined,
       () => undefined,
     );
+}
+
+/**
+ * Once `count` requests are pending on the host (running or queued). Two instances run at most
+ * two batches, so with half a wave of 40 eight-row requests pending some of it is queued.
+ */
+function arrivedAtHost(h: { http: string; metrics: string }, count: number): Leave {
+  return whenHost(h, (c) => c.pending >= count, 'wave queued on the host');
 }
 
 /** The callers-that-leave part against a running host and router (URLs as announced). */

@@ -34,9 +34,18 @@ const passthrough = {
 
 type EchoClient = grpc.Client & {
   Echo(body: Buffer, done: (err: grpc.ServiceError | null, out?: Buffer) => void): void;
+  EchoStream(): grpc.ClientDuplexStream<Buffer, Buffer>;
 };
 
-type Role = 'http-echo' | 'grpc-echo' | 'http-to-grpc' | 'grpc-worker-echo';
+type Role = 'http-echo' | 'grpc-echo' | 'http-to-grpc' | 'grpc-worker-echo' | 'http-to-grpc-stream';
+
+/** The same echo as a bidirectional stream: one long-lived call carries every request. */
+const streamed = {
+  ...passthrough,
+  path: '/bench.Echo/EchoStream',
+  requestStream: true,
+  responseStream: true,
+} as const;
 
 /** Keeps this thread busy for `ms`, as a model run holds its core (a sleep would not). */
 function compute(ms: number): void {
@@ -63,8 +72,22 @@ async function serve(role: Role, holdMs: number, upstream?: string): Promise<num
     const waiting: ((b: Buffer) => void)[] = [];
     worker?.on('message', (m: Uint8Array) => waiting.shift()?.(Buffer.from(m.buffer)));
     server.addService(
-      { Echo: passthrough },
+      { Echo: passthrough, EchoStream: streamed },
       {
+        // Answers in order (one worker, FIFO), so the caller pairs answers with requests by order.
+        EchoStream: (call: grpc.ServerDuplexStream<Buffer, Buffer>) => {
+          call.on('data', (b: Buffer) => {
+            if (!worker) {
+              compute(holdMs);
+              call.write(b);
+              return;
+            }
+            const copy = new Uint8Array(b);
+            waiting.push((out) => call.write(out));
+            worker.postMessage(copy, [copy.buffer]);
+          });
+          call.on('end', () => call.end());
+        },
         Echo: (call: grpc.ServerUnaryCall<Buffer, Buffer>, done: grpc.sendUnaryData<Buffer>) => {
           if (!worker) {
             compute(holdMs);
@@ -82,10 +105,16 @@ async function serve(role: Role, holdMs: number, upstream?: string): Promise<num
       ),
     );
   }
-  const Client = grpc.makeGenericClientConstructor({ Echo: passthrough }, 'Echo');
+  const Client = grpc.makeGenericClientConstructor(
+    { Echo: passthrough, EchoStream: streamed },
+    'Echo',
+  );
   const client = upstream
     ? (new Client(upstream, grpc.credentials.createInsecure()) as unknown as EchoClient)
     : undefined;
+  const answers: ((b: Buffer) => void)[] = [];
+  const stream = role === 'http-to-grpc-stream' && client ? client.EchoStream() : undefined;
+  stream?.on('data', (b: Buffer) => answers.shift()?.(b));
   const server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
@@ -94,6 +123,11 @@ async function serve(role: Role, holdMs: number, upstream?: string): Promise<num
       if (!client) {
         compute(holdMs);
         res.end(body);
+        return;
+      }
+      if (stream) {
+        answers.push((out) => res.end(out));
+        stream.write(body);
         return;
       }
       client.Echo(body, (err, out) => {
@@ -158,6 +192,7 @@ const PATHS = {
   http: 'HTTP echo (the peer’s hop)',
   grpc: 'HTTP → gRPC echo (router → host)',
   worker: 'HTTP → gRPC → worker thread echo (router → host → ORT worker)',
+  stream: 'the same over one long-lived gRPC bidirectional stream instead of a call per request',
 } as const;
 
 /** The three paths with their answering end holding `holdMs` (0: answered at once). */
@@ -168,8 +203,14 @@ async function startPaths(holdMs: number, children: ChildProcess[]) {
   children.push(httpEcho.child, grpcEcho.child, grpcWorker.child);
   const viaGrpc = await start('http-to-grpc', 0, `127.0.0.1:${grpcEcho.port}`);
   const viaWorker = await start('http-to-grpc', 0, `127.0.0.1:${grpcWorker.port}`);
-  children.push(viaGrpc.child, viaWorker.child);
-  return { http: httpEcho.port, grpc: viaGrpc.port, worker: viaWorker.port };
+  const viaStream = await start('http-to-grpc-stream', 0, `127.0.0.1:${grpcWorker.port}`);
+  children.push(viaGrpc.child, viaWorker.child, viaStream.child);
+  return {
+    http: httpEcho.port,
+    grpc: viaGrpc.port,
+    worker: viaWorker.port,
+    stream: viaStream.port,
+  };
 }
 
 /**

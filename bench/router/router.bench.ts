@@ -60,7 +60,12 @@ const CLOSED_ARMS = ['router', 'router-nocoalesce', 'router-grpc', 'router-trito
  * gRPC into the router with coalescing off, and `router-baseline`: router and model host built in
  * another checkout (`--baseline <dir>`, e.g. the commit before a change), the mesh before it.
  */
-const EXTRA_ARMS = ['router-nosignals', 'router-grpc-nocoalesce', 'router-baseline'];
+const EXTRA_ARMS = [
+  'router-nosignals',
+  'router-grpc-nocoalesce',
+  'router-unary',
+  'router-baseline',
+];
 
 function parseArgs(argv: string[]): Args {
   const get = (flag: string) => {
@@ -133,6 +138,8 @@ interface Procs {
   routerQuiet?: BenchProcess;
   /** Started only when `--arms` names a `*-nocoalesce` arm. */
   routerPlain?: BenchProcess;
+  /** Started only when `--arms` names `router-unary`. */
+  routerUnary?: BenchProcess;
   /** Started only when `--arms` names `router-baseline` (with its own baseline host). */
   routerBaseline?: BenchProcess;
   hostBaseline?: BenchProcess;
@@ -231,6 +238,10 @@ async function main(): Promise<void> {
       ? await router('router-nocoalesce', hostMesh, meshRepo.root, 0, { ROUTER_COALESCE: 'off' })
       : undefined;
     if (routerPlain) all.push(routerPlain);
+    const routerUnary = args.arms.includes('router-unary')
+      ? await router('router-unary', hostMesh, meshRepo.root, 0, { KSERVE_LONE_STREAM: 'off' })
+      : undefined;
+    if (routerUnary) all.push(routerUnary);
     if (args.arms.includes('router-baseline') && !args.baseline) {
       throw new Error('--arms router-baseline needs --baseline <checkout with a built router>');
     }
@@ -251,6 +262,7 @@ async function main(): Promise<void> {
     await waitReady(`${routerTriton.url}/healthz/ready`);
     if (routerQuiet) await waitReady(`${routerQuiet.url}/healthz/ready`);
     if (routerPlain) await waitReady(`${routerPlain.url}/healthz/ready`);
+    if (routerUnary) await waitReady(`${routerUnary.url}/healthz/ready`);
     if (routerBaseline) await waitReady(`${routerBaseline.url}/healthz/ready`);
     const peer = await startProcess(
       'naive-peer',
@@ -267,6 +279,7 @@ async function main(): Promise<void> {
       routerTriton,
       routerQuiet,
       routerPlain,
+      routerUnary,
       routerBaseline,
       hostBaseline,
       peer,
@@ -393,6 +406,13 @@ async function closedLoop(
         shot: (i: number) => plainGrpc!.predict(TASK, corpus[i % corpus.length]!),
         pids: { router: p.routerPlain.pid, host: p.hostMesh.pid },
         note: 'as router-grpc, with ROUTER_COALESCE=off (same host)',
+      },
+    }),
+    ...(p.routerUnary && {
+      'router-unary': {
+        shot: (i: number) => postJson(`${p.routerUnary!.url}/v1/predict`, body(i), KEY),
+        pids: { router: p.routerUnary.pid, host: p.hostMesh.pid },
+        note: 'as router, with KSERVE_LONE_STREAM=off: a unary ModelInfer per backend call (same host)',
       },
     }),
     ...(p.routerBaseline && {

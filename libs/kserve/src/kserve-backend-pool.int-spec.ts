@@ -214,9 +214,12 @@ describe('KServeBackendPool against fake GRPCInferenceService servers', () => {
     expect((err as BackendError).grpcCode).toBe(status.DEADLINE_EXCEEDED);
   });
 
-  it('cancels the call on the backend when the caller aborts, and does not retry it', async () => {
+  it.each([
+    ['a unary call', false],
+    ['the lone stream', true],
+  ])('cancels %s on the backend when the caller aborts, and does not retry it', async (_, lone) => {
     const a = await fake();
-    const p = await pool([a.address]);
+    const p = await pool([a.address], { loneStream: lone });
     a.holding = true;
     const gone = new AbortController();
     const call = p
@@ -227,10 +230,12 @@ describe('KServeBackendPool against fake GRPCInferenceService servers', () => {
     const err = await call;
     expect(err).toBeInstanceOf(BackendError);
     expect((err as BackendError).grpcCode).toBe(status.CANCELLED);
-    await pollUntil(() => (a.cancelledCalls === 1 ? true : undefined), {
+    const cancelled = () => (lone ? a.cancelledStreams : a.cancelledCalls);
+    await pollUntil(() => (cancelled() === 1 ? true : undefined), {
       what: 'the server to see the cancel',
     });
     expect(a.inferCalls).toBe(1);
+    expect(a.streamRequests).toBe(lone ? 1 : 0);
   });
 
   it('routes around an unreachable backend', async () => {

@@ -69,6 +69,7 @@ export class KServeBackendPool {
         credentials,
         maxMessageBytes,
         channelOptions: options.channelOptions,
+        loneStream: options.loneStream,
       });
       const backend = new KServeBackend(client, breaker);
       backend.breaker.onStateChange(() =>

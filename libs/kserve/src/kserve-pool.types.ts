@@ -90,6 +90,11 @@ export interface KServePoolOptions {
   breaker?: Partial<BreakerOptions>;
   /** TLS for production backends; plaintext when absent. */
   tls?: TlsOptions;
+  /**
+   * An inference alone on its backend rides one long-lived ModelStreamInfer call instead of a
+   * unary call of its own (KSERVE_LONE_STREAM; default true). See LoneInferStream.
+   */
+  loneStream?: boolean;
   /** Extra grpc-js channel options (merged over the pool's). */
   channelOptions?: ChannelOptions;
   /** Logs discovery changes and breaker transitions. */

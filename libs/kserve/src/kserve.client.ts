@@ -2,6 +2,7 @@ import * as grpc from '@grpc/grpc-js';
 import { readFileSync } from 'node:fs';
 import { loadInferencePackage, type InferencePackage } from './inference-proto.loader';
 import { BackendError } from './kserve.errors';
+import { AskUnaryInstead, LoneInferStream } from './lone-infer.stream';
 import type { TlsOptions } from './kserve-pool.types';
 import type {
   ModelConfigResponse,
@@ -34,6 +35,11 @@ export interface KServeClientOptions {
   maxMessageBytes: number;
   channelOptions?: grpc.ChannelOptions;
   pkg?: InferencePackage;
+  /**
+   * Send an inference over one long-lived ModelStreamInfer call when no other of this client's
+   * is on it, instead of a unary call each (see LoneInferStream). Default true.
+   */
+  loneStream?: boolean;
 }
 
 type UnaryFn = (
@@ -61,6 +67,7 @@ export function createChannelCredentials(tls?: TlsOptions): grpc.ChannelCredenti
 export class KServeClient {
   readonly address: string;
   private readonly client: grpc.Client;
+  private readonly lone?: LoneInferStream;
 
   constructor(opts: KServeClientOptions) {
     this.address = opts.address;
@@ -72,6 +79,10 @@ export class KServeClient {
       'grpc.keepalive_timeout_ms': 10_000,
       ...opts.channelOptions,
     });
+    if (opts.loneStream !== false) {
+      const client = this.client as unknown as Record<string, (md: grpc.Metadata) => never>;
+      this.lone = new LoneInferStream(opts.address, (md) => client.ModelStreamInfer!(md));
+    }
   }
 
   serverLive(o: CallOptions) {
@@ -114,8 +125,24 @@ export class KServeClient {
     return this.unary<Record<string, never>>('RepositoryModelUnload', req, o);
   }
 
-  modelInfer(req: ModelInferRequest, o: CallOptions) {
-    return this.unary<ModelInferResponse>('ModelInfer', req, o);
+  /**
+   * One inference: on the lone stream when it is free, else (and for a traced request, whose
+   * trace context travels in its own call's metadata) as a unary call.
+   */
+  async modelInfer(req: ModelInferRequest, o: CallOptions): Promise<ModelInferResponse> {
+    if (!this.lone?.idle || o.metadata?.traceparent !== undefined) {
+      return this.unary<ModelInferResponse>('ModelInfer', req, o);
+    }
+    const deadlineAt = Date.now() + o.deadlineMs;
+    try {
+      return await this.lone.infer(req, o);
+    } catch (err: unknown) {
+      if (!(err instanceof AskUnaryInstead)) throw err;
+      return this.unary<ModelInferResponse>('ModelInfer', req, {
+        ...o,
+        deadlineMs: deadlineAt - Date.now(),
+      });
+    }
   }
 
   /** Channel state without triggering a connection attempt. */
@@ -124,6 +151,7 @@ export class KServeClient {
   }
 
   close(): void {
+    this.lone?.close();
     this.client.close();
   }
 

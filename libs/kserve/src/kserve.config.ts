@@ -21,6 +21,11 @@ export const kserveClientEnv = {
   KSERVE_RETRY_MAX_MS: positiveInt(1_000),
   KSERVE_BREAKER_FAILURES: positiveInt(5),
   KSERVE_BREAKER_HALF_OPEN_MS: positiveInt(5_000),
+  /**
+   * `on`: an inference alone on its backend rides one long-lived ModelStreamInfer call (no call
+   * set-up per request); `off`: a unary ModelInfer each.
+   */
+  KSERVE_LONE_STREAM: z.enum(['on', 'off']).default('on'),
   /** PEM files; setting any switches the channels to TLS (cert + key for mutual TLS). */
   KSERVE_TLS_CA: pemFile,
   KSERVE_TLS_CERT: pemFile,
@@ -60,6 +65,7 @@ export function kservePoolOptionsFromEnv(env: KServeClientEnv): KServePoolOption
     deadlineMs: env.KSERVE_DEADLINE_MS,
     probeDeadlineMs: env.KSERVE_PROBE_DEADLINE_MS,
     healthIntervalMs: env.KSERVE_HEALTH_INTERVAL_MS,
+    loneStream: env.KSERVE_LONE_STREAM === 'on',
     retry: {
       maxAttempts: env.KSERVE_RETRY_ATTEMPTS,
       baseDelayMs: env.KSERVE_RETRY_BASE_MS,

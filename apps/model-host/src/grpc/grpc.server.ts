@@ -9,6 +9,7 @@ import { InferenceServicer } from './inference.servicer';
 /** The KServe v2 gRPC listener (raw grpc-js: no framework between the socket and the servicer). */
 export class GrpcServer {
   private readonly server: grpc.Server;
+  private readonly inference: InferenceServicer;
 
   constructor(
     host: ModelHostService,
@@ -23,10 +24,8 @@ export class GrpcServer {
     // Junk bytes are the caller's INVALID_ARGUMENT, not the server's INTERNAL.
     refuseUndecodableRequests(this.server);
     const pkg = loadInferencePackage();
-    this.server.addService(
-      pkg.inferenceService,
-      new InferenceServicer(host, logger, access).handlers(),
-    );
+    this.inference = new InferenceServicer(host, logger, access);
+    this.server.addService(pkg.inferenceService, this.inference.handlers());
     this.server.addService(pkg.healthService, healthHandlers(host));
   }
 
@@ -51,6 +50,9 @@ export class GrpcServer {
         this.server.forceShutdown();
         resolve();
       }, deadlineMs);
+      // Open inference streams (a router keeps one per backend) would hold the shutdown until
+      // the deadline: each ends once it has answered what it holds.
+      this.inference.endStreams();
       this.server.tryShutdown(() => {
         clearTimeout(timer);
         resolve();

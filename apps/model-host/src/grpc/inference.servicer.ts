@@ -89,6 +89,9 @@ function callerGone(
  * ModelHostService call and back. Errors become the status from ERROR_STATUS.
  */
 export class InferenceServicer {
+  /** How to end each open ModelStreamInfer call (see endStreams). */
+  private readonly streams = new Set<() => void>();
+
   constructor(
     private readonly host: ModelHostService,
     private readonly logger: Logger,
@@ -174,9 +177,17 @@ export class InferenceServicer {
     let open = 0;
     let ended = false;
     const maybeEnd = () => {
-      if (ended && open === 0) call.end();
+      if (ended && open === 0 && this.streams.delete(endNow)) call.end();
     };
+    const endNow = () => {
+      ended = true;
+      maybeEnd();
+    };
+    this.streams.add(endNow);
     call.on('data', (req: ModelInferRequest) => {
+      // After the stream was told to end (the host is draining), a request is not taken: the
+      // caller sees the stream end without its answer and asks elsewhere.
+      if (ended) return;
       open++;
       Promise.resolve()
         .then(() => this.inferLogged('ModelStreamInfer', req, call.metadata, gone))
@@ -199,11 +210,14 @@ export class InferenceServicer {
           maybeEnd();
         });
     });
-    call.on('end', () => {
-      ended = true;
-      maybeEnd();
-    });
+    call.on('end', endNow);
+    call.on('cancelled', () => this.streams.delete(endNow));
     call.on('error', (err) => this.logger.debug({ err: err.message }, 'stream error'));
+  }
+
+  /** Ends every open inference stream once it has answered the requests it holds (draining). */
+  endStreams(): void {
+    for (const end of [...this.streams]) end();
   }
 
   /** One inference, written to the access log under the caller's request id. */

@@ -35,6 +35,14 @@ export class FakeInferenceServer {
   cancelledCalls = 0;
   inFlight = 0;
   readonly received: { request: ModelInferRequest; metadata: Record<string, unknown> }[] = [];
+  /** ModelStreamInfer: off (UNIMPLEMENTED, as a server without streaming) or how it answers. */
+  stream: 'answer' | 'end-unanswered' | 'unavailable' | 'off' = 'answer';
+  /** Requests read from ModelStreamInfer calls, and streams the client cancelled. */
+  /** Unary ModelInfer calls (`inferCalls` counts streamed requests that ran as well). */
+  unaryInferCalls = 0;
+  streamsOpened = 0;
+  streamRequests = 0;
+  cancelledStreams = 0;
   private held: (() => void)[] = [];
 
   constructor(models: FakeModel[]) {
@@ -49,7 +57,12 @@ export class FakeInferenceServer {
       RepositoryIndex: (_c: Call, cb: Callback) =>
         cb(null, { models: this.models.map((m) => ({ ...m, state: 'READY', reason: '' })) }),
       ModelConfig: (c: Call, cb: Callback) => this.modelConfig(c.request as FakeModel, cb),
-      ModelInfer: (c: Call, cb: Callback) => void this.modelInfer(c, cb),
+      ModelInfer: (c: Call, cb: Callback) => {
+        this.unaryInferCalls++;
+        void this.modelInfer(c, cb);
+      },
+      ModelStreamInfer: (c: grpc.ServerDuplexStream<ModelInferRequest, unknown>) =>
+        this.modelStreamInfer(c),
     });
   }
 
@@ -88,6 +101,51 @@ export class FakeInferenceServer {
         max_batch_size: 64,
         parameters: { model_sha256: { string_value: `sha-of-${r.name}` } },
       },
+    });
+  }
+
+  /**
+   * Streamed requests are answered as ModelInfer would answer them, except that a failure is
+   * only text in error_message (as Triton streams it), and is not counted in `failures`.
+   */
+  private modelStreamInfer(c: grpc.ServerDuplexStream<ModelInferRequest, unknown>): void {
+    this.streamsOpened++;
+    c.once('cancelled', () => this.cancelledStreams++);
+    if (this.stream === 'off') {
+      c.emit('error', { code: grpc.status.UNIMPLEMENTED, details: 'ModelStreamInfer' });
+      return;
+    }
+    let open = 0;
+    let ended = false;
+    c.on('data', (req: ModelInferRequest) => {
+      this.streamRequests++;
+      if (this.stream === 'end-unanswered') return void c.end();
+      if (this.stream === 'unavailable') {
+        c.emit('error', { code: grpc.status.UNAVAILABLE, details: 'backend going away' });
+        return;
+      }
+      if (this.failures.remaining > 0) {
+        return void c.write({
+          error_message: this.failures.details,
+          infer_response: { id: req.id },
+        });
+      }
+      open++;
+      void this.modelInfer(
+        { request: req, metadata: c.metadata, once: () => c as never },
+        (err, res) => {
+          c.write(
+            err
+              ? { error_message: err.details, infer_response: { id: req.id } }
+              : { error_message: '', infer_response: res },
+          );
+          if (--open === 0 && ended) c.end();
+        },
+      );
+    });
+    c.on('end', () => {
+      ended = true;
+      if (open === 0) c.end();
     });
   }
 

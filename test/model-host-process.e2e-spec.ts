@@ -9,6 +9,11 @@ import {
 import { runToExit, startApp } from './support/app-process';
 import { pollUntil } from './support/poll';
 
+interface StreamAnswer {
+  error_message: string;
+  infer_response: { outputs: { shape: number[] }[] };
+}
+
 // Real processes and real ORT sessions: allow for a busy 2-core machine.
 jest.setTimeout(60_000);
 
@@ -100,6 +105,44 @@ describe('model host process', () => {
       const code = host.stop('SIGTERM');
       const answers = await Promise.all(inFlight);
       for (const res of answers) expect(res.outputs[0].shape).toEqual([32, 3]);
+      await expect(code).resolves.toBe(0);
+    } finally {
+      client.close();
+    }
+  });
+
+  it('ends an open ModelStreamInfer call on SIGTERM once it has answered what it holds', async () => {
+    const host = await startApp(
+      'model-host',
+      {
+        MODEL_REPOSITORY: repo.dir,
+        MODEL_HOST_HTTP_PORT: '0',
+        MODEL_HOST_GRPC_PORT: '0',
+        MODEL_HOST_METRICS_PORT: '0',
+      },
+      { listeners: ['http', 'grpc', 'metrics'] },
+    );
+    const client = new RawKServeClient(host.urls.grpc!);
+    try {
+      // A router keeps such a stream open for good; the host must not wait for it to close.
+      const call = client.inference.ModelStreamInfer();
+      const answers: StreamAnswer[] = [];
+      const status = new Promise<{ code: number }>((resolve) => call.on('status', resolve));
+      call.on('data', (m: StreamAnswer) => answers.push(m));
+      call.on('error', () => undefined);
+      const rows = Array.from({ length: 32 }, (_, i) => tokenRow(256, i));
+      call.write(bertRequest('sentiment', rows, { id: 'held' }));
+      await pollUntil(
+        async () =>
+          (await pendingRequests(host.urls.metrics!, 'sentiment')) > 0 ? true : undefined,
+        { what: 'the streamed request in flight before SIGTERM', intervalMs: 5 },
+      );
+      const code = host.stop('SIGTERM');
+      // OK, not CANCELLED / UNAVAILABLE: the host ended the stream itself after answering.
+      expect((await status).code).toBe(0);
+      expect(answers).toHaveLength(1);
+      expect(answers[0]!.error_message).toBe('');
+      expect(answers[0]!.infer_response.outputs[0]!.shape).toEqual([32, 3]);
       await expect(code).resolves.toBe(0);
     } finally {
       client.close();

@@ -27,8 +27,8 @@ describe('model host process', () => {
 
   afterAll(() => repo?.remove());
 
-  it('keeps answering health probes while a long inference runs in a worker thread', async () => {
-    const host = await startApp(
+  const startHost = () =>
+    startApp(
       'model-host',
       {
         MODEL_REPOSITORY: repo.dir,
@@ -38,6 +38,9 @@ describe('model host process', () => {
       },
       { listeners: ['http', 'grpc', 'metrics'] },
     );
+
+  it('keeps answering health probes while a long inference runs in a worker thread', async () => {
+    const host = await startHost();
     const client = new RawKServeClient(host.urls.grpc!);
     try {
       // Long by construction: several full-size batches queue behind one instance, so the host
@@ -76,16 +79,7 @@ describe('model host process', () => {
   });
 
   it('stops with exit code 0 on SIGTERM after finishing in-flight requests', async () => {
-    const host = await startApp(
-      'model-host',
-      {
-        MODEL_REPOSITORY: repo.dir,
-        MODEL_HOST_HTTP_PORT: '0',
-        MODEL_HOST_GRPC_PORT: '0',
-        MODEL_HOST_METRICS_PORT: '0',
-      },
-      { listeners: ['http', 'grpc', 'metrics'] },
-    );
+    const host = await startHost();
     const client = new RawKServeClient(host.urls.grpc!);
     try {
       const inFlight = Array.from({ length: 3 }, (_, n) =>
@@ -112,16 +106,7 @@ describe('model host process', () => {
   });
 
   it('ends an open ModelStreamInfer call on SIGTERM once it has answered what it holds', async () => {
-    const host = await startApp(
-      'model-host',
-      {
-        MODEL_REPOSITORY: repo.dir,
-        MODEL_HOST_HTTP_PORT: '0',
-        MODEL_HOST_GRPC_PORT: '0',
-        MODEL_HOST_METRICS_PORT: '0',
-      },
-      { listeners: ['http', 'grpc', 'metrics'] },
-    );
+    const host = await startHost();
     const client = new RawKServeClient(host.urls.grpc!);
     try {
       // A router keeps such a stream open for good; the host must not wait for it to close.

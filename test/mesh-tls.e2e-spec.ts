@@ -131,7 +131,9 @@ describe('one request id from the router to the host', () => {
     );
     expect(onHost).toMatchObject({
       transport: 'grpc',
-      method: 'ModelInfer',
+      // A lone request rides the router's open stream to the host (KSERVE_LONE_STREAM); its id
+      // travels in the request, not in call metadata.
+      method: 'ModelStreamInfer',
       model: 'sentiment-en',
       version: '1',
       status: 0,

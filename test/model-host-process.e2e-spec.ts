@@ -112,7 +112,9 @@ describe('model host process', () => {
       // A router keeps such a stream open for good; the host must not wait for it to close.
       const call = client.inference.ModelStreamInfer();
       const answers: StreamAnswer[] = [];
-      const status = new Promise<{ code: number }>((resolve) => call.on('status', resolve));
+      const status = new Promise<{ code: number }>((resolve) => {
+        call.on('status', resolve);
+      });
       call.on('data', (m: StreamAnswer) => answers.push(m));
       call.on('error', () => undefined);
       const rows = Array.from({ length: 32 }, (_, i) => tokenRow(256, i));

@@ -109,10 +109,13 @@ async function main(port: Port): Promise<void> {
       graphOptimizationLevel: opts.graphOptimizationLevel,
       executionMode: 'sequential',
       // ORT reads these as strings and ignores values it does not know, so only '0' / '1'.
+      // Spinning threads stop as soon as a run returns (force_spinning_stop): they spin while a
+      // run may hand them work, never on an idle session between runs.
       extra: {
         session: {
           intra_op: { allow_spinning: opts.allowSpinning ? '1' : '0' },
           inter_op: { allow_spinning: opts.allowSpinning ? '1' : '0' },
+          force_spinning_stop: '1',
         },
       },
     });

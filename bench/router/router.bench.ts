@@ -114,7 +114,8 @@ function machine(instances: number): BenchReport['machine'] {
     onnxruntime: ortVersion,
     threads:
       `${CORES} cores (os.availableParallelism()); hosts: ${instances} instance(s) × intra-op ${Math.max(1, Math.floor(CORES / instances))} (cores ÷ instances, the host's default), ` +
-      `spinning off; naive peer: 1 session × intra-op ${CORES}, ORT defaults otherwise; ` +
+      `spinning off, plus a lone-batch session × intra-op ${CORES} that spins during its runs; ` +
+      `naive peer: 1 session × intra-op ${CORES}, ORT defaults otherwise; ` +
       `raw ORT: each configuration names its split`,
     loadAverage: readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' '),
   };

@@ -111,7 +111,7 @@ export class LoneInferStream {
           reject(err);
         },
       };
-      call.write({ ...req, id });
+      call.write(req);
     });
   }
 

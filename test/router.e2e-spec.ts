@@ -489,6 +489,15 @@ describe('HTTP and gRPC', () => {
         },
       );
       expect(g.metadata?.get('x-request-id')).toEqual(['grpc-abc']);
+      // Failed calls echo it too (it travels with the answer, whatever the answer is).
+      const failed = await grpcCall(
+        client,
+        'Predict',
+        { task: 'no-such-task', text: 'fine' },
+        { authorization: `Bearer ${ALL_KEY}`, 'x-request-id': 'grpc-failed' },
+      );
+      expect(failed.error?.code).toBe(5); // NOT_FOUND
+      expect(failed.metadata?.get('x-request-id')).toEqual(['grpc-failed']);
     } finally {
       client.close();
     }

@@ -112,7 +112,7 @@ export class PredictorGrpcController {
     call: ServerUnaryCall<unknown, unknown>,
     handle: (ctx: CallContext) => Promise<T>,
   ): Promise<T> {
-    const ctx = contextOf(md, call);
+    const { ctx, release } = contextOf(md, call);
     let status = 0;
     try {
       return await handle(ctx);
@@ -120,6 +120,12 @@ export class PredictorGrpcController {
       status = describeError(err).mapping.grpc;
       throw err;
     } finally {
+      release();
+      // The request id goes out with the answer, in the same write: sent up front, the
+      // headers would be a packet of their own and wake the caller once more per call.
+      const out = new Metadata();
+      out.set('x-request-id', ctx.requestId);
+      call.sendMetadata(out);
       this.accessLog.record({
         requestId: ctx.requestId,
         transport: 'grpc',
@@ -133,11 +139,19 @@ export class PredictorGrpcController {
   }
 }
 
-function contextOf(md: Metadata, call: ServerUnaryCall<unknown, unknown>): CallContext {
-  // grpc-js emits 'cancelled' when the client cancels or its deadline passes.
+/**
+ * The call's context, whose signal aborts when the client cancels or its deadline passes.
+ * grpc-js emits 'cancelled' on every stream close, answered calls included: `release` drops
+ * the listener once the call is answered, so an answered call is not aborted.
+ */
+function contextOf(
+  md: Metadata,
+  call: ServerUnaryCall<unknown, unknown>,
+): { ctx: CallContext; release: () => void } {
   const gone = new AbortController();
+  const onCancelled = () => gone.abort();
   if (call.cancelled) gone.abort();
-  else call.once('cancelled', () => gone.abort());
+  else call.once('cancelled', onCancelled);
   const ctx = callContext(
     'grpc',
     (name) => {
@@ -147,10 +161,7 @@ function contextOf(md: Metadata, call: ServerUnaryCall<unknown, unknown>): CallC
     undefined,
     gone.signal,
   );
-  const out = new Metadata();
-  out.set('x-request-id', ctx.requestId);
-  call.sendMetadata(out);
-  return ctx;
+  return { ctx, release: () => call.removeListener('cancelled', onCancelled) };
 }
 
 function orUndefined(v: string | null | undefined): string | undefined {

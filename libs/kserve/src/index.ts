@@ -154,6 +154,7 @@ export {
   type RetryOptions,
   type RetryRun,
 } from './retry.policy';
+export { callerGone, type CallerGone } from './caller-gone';
 export {
   invalidArgumentAnswer,
   refuseUndecodableRequests,

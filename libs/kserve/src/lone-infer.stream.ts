@@ -19,9 +19,8 @@ export interface LoneCallOptions {
   signal?: AbortSignal;
 }
 
-type OpenStream = (
-  md: grpc.Metadata,
-) => grpc.ClientDuplexStream<ModelInferRequest, ModelStreamInferResponse>;
+type InferStreamCall = grpc.ClientDuplexStream<ModelInferRequest, ModelStreamInferResponse>;
+type OpenStream = (md: grpc.Metadata) => InferStreamCall;
 
 interface Pending {
   id: string;
@@ -51,7 +50,7 @@ interface Pending {
  * that status, as the unary call would have.
  */
 export class LoneInferStream {
-  private call?: grpc.ClientDuplexStream<ModelInferRequest, ModelStreamInferResponse>;
+  private call?: InferStreamCall;
   private pending?: Pending;
   /** The backend has no ModelStreamInfer (not every KServe v2 server streams): unary only. */
   private unsupported = false;
@@ -121,7 +120,7 @@ export class LoneInferStream {
     this.call?.end();
   }
 
-  private start(): grpc.ClientDuplexStream<ModelInferRequest, ModelStreamInferResponse> {
+  private start(): InferStreamCall {
     const call = this.open(new grpc.Metadata());
     call.on('data', (msg: ModelStreamInferResponse) => {
       const p = this.pending;
@@ -152,8 +151,9 @@ export class LoneInferStream {
     return call;
   }
 
-  private drop<T>(call: T): T {
-    if ((this.call as unknown) === call) this.call = undefined;
+  /** Forgets `call` as the current stream (the next request opens a new one); returns it. */
+  private drop(call: InferStreamCall): InferStreamCall {
+    if (this.call === call) this.call = undefined;
     return call;
   }
 }

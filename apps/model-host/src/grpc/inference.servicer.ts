@@ -1,4 +1,5 @@
 import * as grpc from '@grpc/grpc-js';
+import { callerGone } from '@mesh/kserve';
 import type {
   ModelConfigRequest,
   ModelInferRequest,
@@ -66,22 +67,6 @@ function echoRequestId(call: {
   const out = new grpc.Metadata();
   out.set('x-request-id', id);
   call.sendMetadata(out);
-}
-
-/**
- * Aborts when the client cancels the call (or its deadline passes): grpc-js emits 'cancelled'
- * then, and a request of that call still queued is dropped instead of run for nobody. grpc-js
- * also emits it when the stream of a call that was answered closes; `release` stops listening
- * once the answer is in hand, so a finished call is not aborted after the fact.
- */
-function callerGone(
-  call: grpc.ServerUnaryCall<unknown, unknown> | grpc.ServerDuplexStream<unknown, unknown>,
-): { signal: AbortSignal; release: () => void } {
-  const gone = new AbortController();
-  const onCancelled = () => gone.abort();
-  if (call.cancelled) gone.abort();
-  else call.once('cancelled', onCancelled);
-  return { signal: gone.signal, release: () => call.removeListener('cancelled', onCancelled) };
 }
 
 /**

@@ -1,6 +1,7 @@
 import { Metadata, type ServerUnaryCall } from '@grpc/grpc-js';
 import { Controller, UseFilters } from '@nestjs/common';
 import { GrpcMethod } from '@nestjs/microservices';
+import { callerGone } from '@mesh/kserve';
 import { performance } from 'node:perf_hooks';
 import { AccessLog } from '../core/access.log';
 import { CallerService } from '../core/caller.service';
@@ -139,19 +140,12 @@ export class PredictorGrpcController {
   }
 }
 
-/**
- * The call's context, whose signal aborts when the client cancels or its deadline passes.
- * grpc-js emits 'cancelled' on every stream close, answered calls included: `release` drops
- * the listener once the call is answered, so an answered call is not aborted.
- */
+/** The call's context, whose signal aborts when the client cancels or its deadline passes. */
 function contextOf(
   md: Metadata,
   call: ServerUnaryCall<unknown, unknown>,
 ): { ctx: CallContext; release: () => void } {
-  const gone = new AbortController();
-  const onCancelled = () => gone.abort();
-  if (call.cancelled) gone.abort();
-  else call.once('cancelled', onCancelled);
+  const gone = callerGone(call);
   const ctx = callContext(
     'grpc',
     (name) => {
@@ -161,7 +155,7 @@ function contextOf(
     undefined,
     gone.signal,
   );
-  return { ctx, release: () => call.removeListener('cancelled', onCancelled) };
+  return { ctx, release: gone.release };
 }
 
 function orUndefined(v: string | null | undefined): string | undefined {

@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { execSync } from 'node:child_process';
-import { SessionPoolClient } from './session-pool.client';
+import { LONE_REST_MS, SessionPoolClient } from './session-pool.client';
 
 const ROOT = join(__dirname, '..', '..', '..', '..');
 const MODEL = join(ROOT, 'model_repository', 'sentiment-en', '1', 'model.onnx');
@@ -61,15 +61,16 @@ describe('SessionPoolClient (real ORT in worker threads)', () => {
     }
   });
 
+  const feeds = () =>
+    ['input_ids', 'attention_mask', 'token_type_ids'].map((name) => ({
+      name,
+      type: 'int64',
+      dims: [1, 3],
+      buffer: int64(name === 'token_type_ids' ? [0, 0, 0] : [2, 500, 3]),
+    }));
+
   it('runs a batch that is alone on the lone-batch session, and one that is not on an instance', async () => {
     const pool = await SessionPoolClient.start(2, { ...options, modelPath: MODEL }, 2);
-    const feeds = () =>
-      ['input_ids', 'attention_mask', 'token_type_ids'].map((name) => ({
-        name,
-        type: 'int64',
-        dims: [1, 3],
-        buffer: int64(name === 'token_type_ids' ? [0, 0, 0] : [2, 500, 3]),
-      }));
     try {
       expect(pool.size).toBe(2);
       expect(pool.hasLoneSession).toBe(true);
@@ -87,6 +88,33 @@ describe('SessionPoolClient (real ORT in worker threads)', () => {
       expect(pool.idleCount).toBe(0);
       expect((await beside).lone).toBeUndefined();
       await busy;
+    } finally {
+      await pool.close();
+    }
+  });
+
+  it('rests the lone-batch session after a run that another batch overlapped', async () => {
+    let now = 0;
+    const pool = await SessionPoolClient.start(2, { ...options, modelPath: MODEL }, 2, {
+      now: () => now,
+    });
+    try {
+      // Lone runs one after another (a lone caller) keep the session.
+      for (let k = 0; k < 2; k++) {
+        expect((await pool.run(feeds(), ['logits'], { alone: true })).lone).toBe(true);
+      }
+      expect(pool.loneResting).toBe(false);
+      // A batch started on an instance while a lone run is busy: the session rests after it.
+      const lone = pool.run(feeds(), ['logits'], { alone: true });
+      const beside = pool.run(feeds(), ['logits']);
+      expect((await lone).lone).toBe(true);
+      expect((await beside).lone).toBeUndefined();
+      expect(pool.loneResting).toBe(true);
+      now += LONE_REST_MS - 1;
+      expect((await pool.run(feeds(), ['logits'], { alone: true })).lone).toBeUndefined();
+      now += 1;
+      expect(pool.loneResting).toBe(false);
+      expect((await pool.run(feeds(), ['logits'], { alone: true })).lone).toBe(true);
     } finally {
       await pool.close();
     }

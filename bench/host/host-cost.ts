@@ -48,6 +48,8 @@ function args(argv: string[]) {
     instances: Number(get('--instances') ?? availableParallelism()),
     params: { dispatch_when_idle: 'true', ...pairs('--param') },
     env: pairs('--env'),
+    /** Flags for node itself, e.g. V8 GC flags that NODE_OPTIONS refuses. */
+    nodeArgs: all('--node-arg'),
     cpuProf: get('--cpu-prof'),
     models: get('--models') ?? join(ROOT, '.bench-models'),
     /** Another checkout whose built host to measure (e.g. the main branch, for a before/after). */
@@ -208,6 +210,13 @@ async function hostPoint(
   const workers = others.slice(0, instances).reduce((n, [, s]) => n + s, 0);
   const rest = others.slice(instances).reduce((n, [, s]) => n + s, 0);
   const threads = `event loop ${per(cpu.main ?? 0)}, ${instances} busiest threads (ORT workers) ${per(workers)}, other threads ${per(rest)}`;
+  if (process.argv.includes('--threads'))
+    console.log(
+      `  every thread, CPU-ms per item: ${others
+        .filter(([, s]) => s > 0)
+        .map(([k, s]) => `${k} ${per(s)}`)
+        .join(', ')}`,
+    );
   const hist: string[] = [];
   let rowsRun = 0;
   let execs = 0;
@@ -302,7 +311,10 @@ async function main(): Promise<void> {
     host = await startBenchHost('model-host', repo.root, MODEL, {
       env: a.env,
       root: a.root,
-      nodeArgs: a.cpuProf ? ['--cpu-prof', `--cpu-prof-dir=${a.cpuProf}`] : [],
+      nodeArgs: [
+        ...(a.cpuProf ? ['--cpu-prof', `--cpu-prof-dir=${a.cpuProf}`] : []),
+        ...a.nodeArgs,
+      ],
     });
     await waitReady(`${host.urls.http}/healthz/ready`);
     const idle0 = threadCpu(host.pid);

@@ -7,11 +7,12 @@
  * and what the mesh's own code adds. Each path runs twice: answered at once, and held — the end
  * that would run the model computes for `--hold-ms` (default 9, a lone inference of the bench
  * model) before answering, so the other processes go idle and must wake up again, as they do
- * around a real inference. Writes docs/benchmarks/router-hops.{json,md}.
+ * around a real inference. Writes docs/benchmarks/router-hops.{json,md} (`--name` for
+ * another file name, e.g. a run on another CPU).
  */
 import * as grpc from '@grpc/grpc-js';
 import { fork, type ChildProcess } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { Agent, createServer, request } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { cpus, loadavg } from 'node:os';
@@ -160,6 +161,25 @@ function start(
   });
 }
 
+/**
+ * CPU time of a process's threads, ms, from the scheduler's per-thread run time (ns resolution):
+ * the main thread (the event loop) and the sum of the others (worker threads, V8's and libuv's).
+ */
+function threadCpuMs(pid: number): { main: number; others: number } {
+  const out = { main: 0, others: 0 };
+  for (const tid of readdirSync(`/proc/${pid}/task`)) {
+    let ns: number;
+    try {
+      ns = Number(readFileSync(`/proc/${pid}/task/${tid}/schedstat`, 'utf8').split(' ')[0]);
+    } catch {
+      continue; // the thread ended between the listing and the read
+    }
+    if (tid === String(pid)) out.main += ns / 1e6;
+    else out.others += ns / 1e6;
+  }
+  return out;
+}
+
 /** c=1 closed loop of `n` requests after a warm-up; returns the latency percentiles, ms. */
 async function timeLoop(
   n: number,
@@ -195,8 +215,18 @@ const PATHS = {
   stream: 'the same over one long-lived gRPC bidirectional stream instead of a call per request',
 } as const;
 
-/** The three paths with their answering end holding `holdMs` (0: answered at once). */
-async function startPaths(holdMs: number, children: ChildProcess[]) {
+/** A path's port and the processes on it: the one the client calls, and the gRPC end behind it. */
+interface PathProcs {
+  port: number;
+  front: number;
+  back?: number;
+}
+
+/** The four paths with their answering end holding `holdMs` (0: answered at once). */
+async function startPaths(
+  holdMs: number,
+  children: ChildProcess[],
+): Promise<Record<keyof typeof PATHS, PathProcs>> {
   const httpEcho = await start('http-echo', holdMs);
   const grpcEcho = await start('grpc-echo', holdMs);
   const grpcWorker = await start('grpc-worker-echo', holdMs);
@@ -205,12 +235,22 @@ async function startPaths(holdMs: number, children: ChildProcess[]) {
   const viaWorker = await start('http-to-grpc', 0, `127.0.0.1:${grpcWorker.port}`);
   const viaStream = await start('http-to-grpc-stream', 0, `127.0.0.1:${grpcWorker.port}`);
   children.push(viaGrpc.child, viaWorker.child, viaStream.child);
+  const pid = (c: ChildProcess) => c.pid ?? 0;
   return {
-    http: httpEcho.port,
-    grpc: viaGrpc.port,
-    worker: viaWorker.port,
-    stream: viaStream.port,
+    http: { port: httpEcho.port, front: pid(httpEcho.child) },
+    grpc: { port: viaGrpc.port, front: pid(viaGrpc.child), back: pid(grpcEcho.child) },
+    worker: { port: viaWorker.port, front: pid(viaWorker.child), back: pid(grpcWorker.child) },
+    stream: { port: viaStream.port, front: pid(viaStream.child), back: pid(grpcWorker.child) },
   };
+}
+
+/** CPU-ms per request of a path's threads over one arm's requests (the hold included). */
+interface PathCpu {
+  /** The process the client calls (the peer itself, or the router's place), main thread. */
+  front: number;
+  /** The gRPC end (the model host's place): its event loop, and its other threads. */
+  backMain?: number;
+  backOthers?: number;
 }
 
 /**
@@ -234,6 +274,8 @@ async function main(): Promise<void> {
   const h = process.argv.indexOf('--hold-ms');
   const hold = h >= 0 ? Number(process.argv[h + 1]) : 9;
   const n = quick ? 2000 : 10000;
+  const at = process.argv.indexOf('--name');
+  const name = at >= 0 ? process.argv[at + 1]! : 'router-hops';
   // Held requests take `hold` ms each: fewer of them, so the command stays short.
   const nHeld = Math.max(200, Math.round(n / 10));
   const agent = new Agent({ keepAlive: true, maxSockets: 1 });
@@ -242,25 +284,50 @@ async function main(): Promise<void> {
     const wakeMs = await wakeCostMs();
     const bare = await startPaths(0, children);
     const held = hold > 0 ? await startPaths(hold, children) : undefined;
-    const arms: Record<string, { shot: () => Promise<void>; n: number }> = {};
+    const arms: Record<string, { shot: () => Promise<void>; n: number; procs: PathProcs }> = {};
     for (const [k, label] of Object.entries(PATHS) as [keyof typeof PATHS, string][]) {
-      arms[label] = { shot: httpShot(bare[k], agent), n };
+      arms[label] = { shot: httpShot(bare[k].port, agent), n, procs: bare[k] };
     }
     if (held) {
       for (const [k, label] of Object.entries(PATHS) as [keyof typeof PATHS, string][]) {
-        arms[holdLabel(label, hold)] = { shot: httpShot(held[k], agent), n: nHeld };
+        arms[holdLabel(label, hold)] = {
+          shot: httpShot(held[k].port, agent),
+          n: nHeld,
+          procs: held[k],
+        };
       }
     }
     const results: Record<string, ReturnType<typeof latencyStats>> = {};
     // Interleaved rounds, median of 3, so a burst of other work hits every arm alike.
     const rounds: Record<string, ReturnType<typeof latencyStats>[]> = {};
+    const spent: Record<string, { front: number; backMain: number; backOthers: number }> = {};
+    const sent: Record<string, number> = {};
     for (let r = 0; r < 3; r++) {
       for (const [name, arm] of Object.entries(arms)) {
+        const { front, back } = arm.procs;
+        const f0 = threadCpuMs(front);
+        const b0 = back ? threadCpuMs(back) : undefined;
         (rounds[name] ??= []).push(await timeLoop(arm.n, arm.shot));
+        const f1 = threadCpuMs(front);
+        const b1 = back ? threadCpuMs(back) : undefined;
+        const acc = (spent[name] ??= { front: 0, backMain: 0, backOthers: 0 });
+        acc.front += f1.main - f0.main;
+        if (b0 && b1) {
+          acc.backMain += b1.main - b0.main;
+          acc.backOthers += b1.others - b0.others;
+        }
+        sent[name] = (sent[name] ?? 0) + arm.n + Math.min(500, arm.n);
       }
     }
     for (const [name, rs] of Object.entries(rounds)) {
       results[name] = [...rs].sort((a, b) => a.p50 - b.p50)[1]!;
+    }
+    const cpu: Record<string, PathCpu> = {};
+    for (const [name, acc] of Object.entries(spent)) {
+      const per = (ms: number) => round(ms / sent[name]!, 3);
+      cpu[name] = arms[name]!.procs.back
+        ? { front: per(acc.front), backMain: per(acc.backMain), backOthers: per(acc.backOthers) }
+        : { front: per(acc.front) };
     }
     // Each path against the peer's hop under the same hold.
     const baseOf = (name: string) =>
@@ -276,23 +343,25 @@ async function main(): Promise<void> {
       holdMs: hold,
       payloadBytes: PAYLOAD.length,
       results,
+      cpuMsPerRequest: cpu,
       addedP50OverPeerHop: Object.fromEntries(
         Object.entries(results).map(([k, v]) => [k, round(v.p50 - baseOf(k), 3)]),
       ),
     };
     const out = join(ROOT, 'docs', 'benchmarks');
-    writeFileSync(join(out, 'router-hops.json'), `${JSON.stringify(report, null, 2)}\n`);
+    writeFileSync(join(out, `${name}.json`), `${JSON.stringify(report, null, 2)}\n`);
     const md = [
       '# The topology’s floor at c=1 (bare hops, no mesh code)',
       '',
       `Machine: ${report.cores} cores, ${report.cpu}; load ${report.load.join(' ')}. Run ${report.date}; ${n} requests per arm (${nHeld} per held arm) after a warm-up, c=1, ${PAYLOAD.length}-byte bodies, keep-alive; median of 3 interleaved rounds (\`npm run bench:hops\`).`,
       '',
-      '| path | p50 ms | p90 ms | p99 ms | p50 added over the peer’s single HTTP hop (same hold) |',
-      '|---|---|---|---|---|',
-      ...Object.entries(results).map(
-        ([k, v]) =>
-          `| ${k} | ${v.p50} | ${v.p90} | ${v.p99} | ${report.addedP50OverPeerHop[k]} ms |`,
-      ),
+      '| path | p50 ms | p90 ms | p99 ms | p50 added over the peer’s single HTTP hop (same hold) | CPU-ms per request: calling process’s main thread; gRPC end’s main thread + other threads |',
+      '|---|---|---|---|---|---|',
+      ...Object.entries(results).map(([k, v]) => {
+        const c = cpu[k]!;
+        const back = c.backMain === undefined ? '—' : `${c.backMain} + ${c.backOthers}`;
+        return `| ${k} | ${v.p50} | ${v.p90} | ${v.p99} | ${report.addedP50OverPeerHop[k]} ms | ${c.front}; ${back} |`;
+      }),
       '',
       'Each arm is separate Node processes on loopback: a bare `node:http` server, a bare',
       '`@grpc/grpc-js` unary service with pass-through serialisation, and an HTTP server that calls',
@@ -303,6 +372,12 @@ async function main(): Promise<void> {
       'with every request on one long-lived bidirectional stream instead of a unary call each, as',
       'the router sends a lone inference (`KSERVE_LONE_STREAM`, ADR 0014).',
       '',
+      'The CPU columns are each thread’s run time from the scheduler (`/proc/<pid>/task/*/schedstat`)',
+      'over every request of the arm, warm-up included. In the held arms they include the hold',
+      'itself: the peer’s main thread and the gRPC end’s threads (its main thread without a worker,',
+      'its worker thread with one) each run it once per request. The gRPC end’s main thread in the',
+      'worker arms is the floor of what the model host’s event loop spends on a lone request.',
+      '',
       `Waking from idle costs a process ${wakeMs} CPU-ms on this machine (a 16 ms timer, 200 times).`,
       '',
       `In the held arms the end that would run the model keeps its thread busy for ${hold} ms before`,
@@ -312,7 +387,7 @@ async function main(): Promise<void> {
       'virtual machine that halts idle vCPUs), this floor is higher than the answered-at-once one.',
       '',
     ].join('\n');
-    writeFileSync(join(out, 'router-hops.md'), md);
+    writeFileSync(join(out, `${name}.md`), md);
     console.log(md);
   } finally {
     agent.destroy();

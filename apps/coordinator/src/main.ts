@@ -6,7 +6,7 @@ import {
   listenHttp,
   runMain,
 } from '@mesh/telemetry';
-import type { FastifyError, FastifyInstance } from 'fastify';
+import type { FastifyError } from 'fastify';
 import { loadCoordinatorConfig } from './coordinator.config';
 import { CoordinatorModule } from './coordinator.module';
 import { CoordinatorErrorFilter } from './http/coordinator-error.filter';
@@ -20,7 +20,7 @@ void runMain('coordinator', async () => {
   });
   const filter = new CoordinatorErrorFilter(logger);
   app.useGlobalFilters(filter);
-  const fastify = app.getHttpAdapter().getInstance() as unknown as FastifyInstance;
+  const fastify = app.getHttpAdapter().getInstance();
   // Body-parsing failures happen before Nest: same JSON error shape.
   fastify.setErrorHandler((err: FastifyError, request, reply) => filter.reply(err, request, reply));
   await listenHttp(app, config.COORDINATOR_PORT, config.HOST, logger, 'http');

@@ -1,7 +1,6 @@
 import 'reflect-metadata';
 import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
-import type { FastifyInstance } from 'fastify';
 import {
   announceListening,
   createHttpApp,
@@ -52,7 +51,7 @@ void runMain('model-host', async () => {
     nestBodyParsers: false,
     timeouts: config,
   });
-  const fastify = app.getHttpAdapter().getInstance() as unknown as FastifyInstance;
+  const fastify = app.getHttpAdapter().getInstance();
   installRawBodyParser(fastify);
   const errors = new HostErrorFilter();
   app.useGlobalFilters(errors);

@@ -12,7 +12,7 @@ import {
 } from '@mesh/telemetry';
 import { SwaggerModule, type OpenAPIObject } from '@nestjs/swagger';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
-import type { FastifyError, FastifyInstance } from 'fastify';
+import type { FastifyError } from 'fastify';
 import type { Logger } from 'pino';
 import { MeshGrpcServer } from './grpc/mesh-grpc.server';
 import { answerClientError } from './http/client-error.handler';
@@ -61,7 +61,7 @@ void runMain('router', async () => {
 });
 
 function configureHttp(app: NestFastifyApplication, logger: Logger): void {
-  const fastify = app.getHttpAdapter().getInstance() as unknown as FastifyInstance;
+  const fastify = app.getHttpAdapter().getInstance();
   const routes = new RouteMethodIndex();
   routes.install(fastify);
   const filter = new HttpErrorFilter(logger, routes);

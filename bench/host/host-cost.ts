@@ -1,7 +1,7 @@
 /**
  * `npm run bench:host-cost [-- --mix short,mixed --concurrency 1,32 --seconds 8
  * --raw-batches 1,8,16 --instances 2 --param key=value ... --env KEY=VALUE ... --cpu-prof DIR
- * --root OTHER_CHECKOUT]`:
+ * --root OTHER_CHECKOUT --threads --node-arg FLAG ...]`:
  * where the model host's CPU per item goes, without the router in the way. Starts the built
  * host on the router benchmark's model (intent-zh v2 of .bench-models, one 1-thread instance
  * per core, dispatch_when_idle), sends each corpus text pre-tokenized to its own length over
@@ -10,7 +10,9 @@
  * mean ORT time, and the padding the batches carried. Before the load it measures the host's
  * idle CPU. Then raw ORT (one 1-thread session in this process, batches cut in arrival order
  * and sorted by length) gives the CPU-ms per item of the same model at each batch size, the
- * reference for "host CPU per item ≤ 1.1 × raw at the same batch size".
+ * reference for "host CPU per item ≤ 1.1 × raw at the same batch size". `--threads` lists every
+ * thread's CPU per item; `--node-arg` (one flag each, e.g. `--node-arg --single-threaded-gc`)
+ * passes flags to the host's node.
  */
 import * as grpc from '@grpc/grpc-js';
 import { loadInferencePackage } from '@mesh/kserve';

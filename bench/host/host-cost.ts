@@ -21,6 +21,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { buildCorpus, type TextMix } from '../router/bench-corpus';
+import { threadCpu } from '../router/bench-measure';
 import { loadBenchModel, type BenchModel } from '../router/bench-model.loader';
 import { startBenchHost, waitReady, ROOT, type BenchProcess } from '../router/bench-processes';
 import { ensureBuiltAndGenerated, repositoryVariant } from '../router/bench-setup';
@@ -57,24 +58,6 @@ function args(argv: string[]) {
     /** Another checkout whose built host to measure (e.g. the main branch, for a before/after). */
     root: get('--root') ?? ROOT,
   };
-}
-
-/** CPU seconds of every thread of a process, by thread name (the main thread as `main`). */
-export function threadCpu(pid: number): Record<string, number> {
-  const out: Record<string, number> = {};
-  for (const tid of readdirSync(`/proc/${pid}/task`)) {
-    let stat: string;
-    try {
-      stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
-    } catch {
-      continue; // the thread ended between the listing and the read
-    }
-    const comm = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
-    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    const name = tid === String(pid) ? 'main' : `${comm}#${tid}`;
-    out[name] = (out[name] ?? 0) + (Number(f[11]) + Number(f[12])) / 100;
-  }
-  return out;
 }
 
 function diff(a: Record<string, number>, b: Record<string, number>): Record<string, number> {

@@ -1,5 +1,5 @@
 import { performance } from 'node:perf_hooks';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 
 /** One request of an arm: resolves when answered; throws on an error answer. */
 export type Shot = (index: number) => Promise<void>;
@@ -40,6 +40,27 @@ export function cpuSecondsOf(pid: number): number {
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   // utime and stime are fields 14 and 15 of the full line (11 and 12 after the comm).
   return (Number(fields[11]) + Number(fields[12])) / 100;
+}
+
+/**
+ * CPU seconds of every thread of a process, by thread name (the main thread, i.e. the event loop,
+ * as `main`; the others as `comm#tid`), from the scheduler's per-thread run time
+ * (`/proc/<pid>/task/<tid>/schedstat`, ns resolution); Linux only.
+ */
+export function threadCpu(pid: number): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const tid of readdirSync(`/proc/${pid}/task`)) {
+    let ns: number;
+    let comm: string;
+    try {
+      ns = Number(readFileSync(`/proc/${pid}/task/${tid}/schedstat`, 'utf8').split(' ')[0]);
+      comm = readFileSync(`/proc/${pid}/task/${tid}/comm`, 'utf8').trim();
+    } catch {
+      continue; // the thread ended between the listing and the read
+    }
+    out[tid === String(pid) ? 'main' : `${comm}#${tid}`] = ns / 1e9;
+  }
+  return out;
 }
 
 function cpuSnapshot(pids: Record<string, number>): Record<string, number> {

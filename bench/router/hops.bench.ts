@@ -12,14 +12,14 @@
  */
 import * as grpc from '@grpc/grpc-js';
 import { fork, type ChildProcess } from 'node:child_process';
-import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { Agent, createServer, request } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { Worker } from 'node:worker_threads';
-import { latencyStats, round } from './bench-measure';
+import { latencyStats, round, threadCpu } from './bench-measure';
 
 const ROOT = join(__dirname, '..', '..');
 const PAYLOAD = Buffer.alloc(512, 7); // about the size of a tokenized request and its answer
@@ -161,31 +161,22 @@ function start(
   });
 }
 
-/**
- * CPU time of a process's threads, ms, from the scheduler's per-thread run time (ns resolution):
- * the main thread (the event loop) and the sum of the others (worker threads, V8's and libuv's).
- */
+/** The event loop's and the other threads' CPU time of a process, ms. */
 function threadCpuMs(pid: number): { main: number; others: number } {
-  const out = { main: 0, others: 0 };
-  for (const tid of readdirSync(`/proc/${pid}/task`)) {
-    let ns: number;
-    try {
-      ns = Number(readFileSync(`/proc/${pid}/task/${tid}/schedstat`, 'utf8').split(' ')[0]);
-    } catch {
-      continue; // the thread ended between the listing and the read
-    }
-    if (tid === String(pid)) out.main += ns / 1e6;
-    else out.others += ns / 1e6;
-  }
-  return out;
+  const { main = 0, ...others } = threadCpu(pid);
+  const sum = Object.values(others).reduce((a, b) => a + b, 0);
+  return { main: main * 1000, others: sum * 1000 };
 }
+
+/** Requests a closed loop of `n` sends before it starts timing. */
+const warmupOf = (n: number) => Math.min(500, n);
 
 /** c=1 closed loop of `n` requests after a warm-up; returns the latency percentiles, ms. */
 async function timeLoop(
   n: number,
   shot: () => Promise<void>,
 ): Promise<ReturnType<typeof latencyStats>> {
-  for (let i = 0; i < Math.min(500, n); i++) await shot();
+  for (let i = 0; i < warmupOf(n); i++) await shot();
   const lat: number[] = [];
   for (let i = 0; i < n; i++) {
     const t0 = performance.now();
@@ -316,7 +307,7 @@ async function main(): Promise<void> {
           acc.backMain += b1.main - b0.main;
           acc.backOthers += b1.others - b0.others;
         }
-        sent[name] = (sent[name] ?? 0) + arm.n + Math.min(500, arm.n);
+        sent[name] = (sent[name] ?? 0) + arm.n + warmupOf(arm.n);
       }
     }
     for (const [name, rs] of Object.entries(rounds)) {

@@ -97,7 +97,7 @@ export function isGeneratorDrop(o: Outcome): boolean {
 export function badRefusals(outcomes: readonly Outcome[]): Record<string, number> {
   const bad: Record<string, number> = {};
   for (const o of outcomes) {
-    if (o.ok || isGeneratorDrop(o)) continue;
+    if (o.ok) continue;
     let why: string | undefined;
     if (o.cls.startsWith('grpc')) {
       if (!GRPC_REFUSALS.test(o.cls)) why = o.cls;
@@ -145,7 +145,7 @@ export const overloadScenario: ChaosScenario = {
     const answered = rec.outcomes.filter((o) => !isGeneratorDrop(o));
     const admitted = answered.filter((o) => o.ok);
     const refused = answered.filter((o) => !o.ok);
-    const bad = badRefusals(rec.outcomes);
+    const bad = badRefusals(answered);
     const maxPending = Math.max(0, ...Object.values(sampler.maxGauge('pending')));
     const rss = sampler.maxRss();
     const overBudget = Object.entries(rss).filter(([p, v]) => v > budgetOf(p));

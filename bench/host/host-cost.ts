@@ -1,18 +1,28 @@
 /**
- * `npm run bench:host-cost [-- --mix short,mixed --concurrency 1,32 --seconds 8
- * --raw-batches 1,8,16 --instances 2 --param key=value ... --env KEY=VALUE ... --cpu-prof DIR
- * --root OTHER_CHECKOUT --threads --node-arg FLAG ...]`:
- * where the model host's CPU per item goes, without the router in the way. Starts the built
- * host on the router benchmark's model (intent-zh v2 of .bench-models, one 1-thread instance
- * per core, dispatch_when_idle), sends each corpus text pre-tokenized to its own length over
- * gRPC from `c` closed loops, and prints per point: items/s, the host's CPU-ms per item split
- * by thread (event loop, ORT workers, the rest), the batch sizes the batcher formed and their
- * mean ORT time, and the padding the batches carried. Before the load it measures the host's
- * idle CPU. Then raw ORT (one 1-thread session in this process, batches cut in arrival order
- * and sorted by length) gives the CPU-ms per item of the same model at each batch size, the
- * reference for "host CPU per item ≤ 1.1 × raw at the same batch size". `--threads` lists every
- * thread's CPU per item; `--node-arg` (one flag each, e.g. `--node-arg --single-threaded-gc`)
- * passes flags to the host's node.
+ * `npm run bench:host-cost [-- --mix short,mixed --concurrency 1,32 --seconds 8 --rounds 1
+ * --stream --floor --raw-batches 1,8,16 --raw-threads 2 --raw-spin --raw-window 256
+ * --instances 2 --param key=value ... --env KEY=VALUE ... --cpu-prof DIR --root OTHER_CHECKOUT
+ * --threads --node-arg FLAG ...]`: where the model host's CPU per item goes, without the router
+ * in the way.
+ *
+ * - **The host.** Starts the built host on the router benchmark's model (intent-zh v2 of
+ *   .bench-models, one 1-thread instance per core, dispatch_when_idle), sends each corpus text
+ *   pre-tokenized to its own length over gRPC from `c` closed loops (unary ModelInfer calls, or
+ *   with `--stream` one ModelStreamInfer call per loop, as the router sends a lone request), and
+ *   prints per point: items/s, the host's CPU-ms per item split by thread (event loop, ORT
+ *   workers, the rest), the batch sizes the batcher formed and their mean ORT time, and the
+ *   padding the batches carried. Before the load it measures the host's idle CPU.
+ * - **The floor** (`--floor`): bare-ort.server, the least a Node server speaking the same
+ *   protocol does with inference off its event loop, gets the same requests, alternating with
+ *   the host (`--rounds`): at c=1 on one worker thread with the lone-batch session's shape and
+ *   on its event loop; under load batching whatever waits on one worker per instance.
+ * - **Raw ORT** (`--raw-batches`): one session in this process, batches cut in arrival order and
+ *   sorted by length within windows of `--raw-window` items, run back to back: the reference for
+ *   "host CPU per item ≤ 1.1 × raw at the same batch size". One thread unless `--raw-threads`;
+ *   `--raw-threads 2 --raw-spin` is the lone-batch session's shape, the one a c=1 host runs.
+ *
+ * `--threads` lists every thread's CPU per item; `--node-arg` (one flag each, e.g.
+ * `--node-arg --single-threaded-gc`) passes flags to the host's node.
  */
 import * as grpc from '@grpc/grpc-js';
 import { loadInferencePackage } from '@mesh/kserve';
@@ -23,7 +33,13 @@ import { join } from 'node:path';
 import { buildCorpus, type TextMix } from '../router/bench-corpus';
 import { threadCpu } from '../router/bench-measure';
 import { loadBenchModel, type BenchModel } from '../router/bench-model.loader';
-import { startBenchHost, waitReady, ROOT, type BenchProcess } from '../router/bench-processes';
+import {
+  startBenchHost,
+  startProcess,
+  waitReady,
+  ROOT,
+  type BenchProcess,
+} from '../router/bench-processes';
 import { ensureBuiltAndGenerated, repositoryVariant } from '../router/bench-setup';
 import { summariseProfile, type SampleWindow } from '../router/profile';
 
@@ -48,6 +64,14 @@ function args(argv: string[]) {
     seconds: Number(get('--seconds') ?? 8),
     rawBatches: (get('--raw-batches') ?? '').split(',').filter(Boolean).map(Number),
     rawSeconds: Number(get('--raw-seconds') ?? 4),
+    /** The raw session's intra-op threads and spinning: `--raw-threads 2 --raw-spin` is the lone session's shape. */
+    rawThreads: Number(get('--raw-threads') ?? 1),
+    rawSpin: argv.includes('--raw-spin'),
+    /**
+     * How many items a sorted batch is cut from (default 256). A closed loop of `c` never has
+     * more than `c` requests waiting, so `--raw-window 32` is the best a host at c=32 could form.
+     */
+    rawWindow: Number(get('--raw-window') ?? 256),
     instances: Number(get('--instances') ?? availableParallelism()),
     params: { dispatch_when_idle: 'true', ...pairs('--param') },
     env: pairs('--env'),
@@ -57,6 +81,11 @@ function args(argv: string[]) {
     models: get('--models') ?? join(ROOT, '.bench-models'),
     /** Another checkout whose built host to measure (e.g. the main branch, for a before/after). */
     root: get('--root') ?? ROOT,
+    /** Drive both ends over ModelStreamInfer, one stream per loop (the router's lone path). */
+    stream: argv.includes('--stream'),
+    /** Also time the bare floor (bare-ort.server) at c=1, alternating with the host. */
+    floor: argv.includes('--floor'),
+    rounds: Number(get('--rounds') ?? 1),
   };
 }
 
@@ -131,77 +160,131 @@ function request(row: Row) {
   };
 }
 
-async function closedLoop(
-  client: grpc.Client & Record<string, unknown>,
-  rows: Row[],
-  c: number,
-  ms: number,
-): Promise<{ items: number; errors: number; latencies: number[] }> {
+type InferClient = grpc.Client & Record<string, unknown>;
+
+/** One request in flight per loop: a unary ModelInfer, or a write on the loop's own stream. */
+type Shot = (req: unknown) => Promise<boolean>;
+
+function unaryShot(client: InferClient): Shot {
   const infer = client.ModelInfer as (
     r: unknown,
     cb: (e: grpc.ServiceError | null) => void,
   ) => void;
+  return (req) => new Promise((resolve) => infer.call(client, req, (err) => resolve(err === null)));
+}
+
+/**
+ * A long-lived ModelStreamInfer call answering one request at a time, as the router sends a
+ * lone inference (ADR 0014). `close` ends it.
+ */
+function streamShot(client: InferClient): { shot: Shot; close: () => void } {
+  const call = (client.ModelStreamInfer as () => grpc.ClientDuplexStream<unknown, unknown>).call(
+    client,
+  );
+  let waiting: ((ok: boolean) => void) | undefined;
+  call.on('data', (m: { error_message?: string }) => {
+    waiting?.(!m.error_message);
+    waiting = undefined;
+  });
+  call.on('error', () => {
+    waiting?.(false);
+    waiting = undefined;
+  });
+  return {
+    shot: (req) =>
+      new Promise((resolve) => {
+        waiting = resolve;
+        call.write(req);
+      }),
+    close: () => call.end(),
+  };
+}
+
+async function closedLoop(
+  client: InferClient,
+  rows: Row[],
+  c: number,
+  ms: number,
+  stream: boolean,
+): Promise<{ items: number; errors: number; latencies: number[] }> {
   const end = performance.now() + ms;
   let items = 0;
   let errors = 0;
   const latencies: number[] = [];
   await Promise.all(
     Array.from({ length: c }, async (_, loop) => {
+      const s = stream ? streamShot(client) : undefined;
+      const shot = s?.shot ?? unaryShot(client);
       let next = loop * 97;
       while (performance.now() < end) {
         const req = request(rows[next++ % rows.length]!);
         const t0 = performance.now();
-        const err = await new Promise<grpc.ServiceError | null>((resolve) =>
-          infer.call(client, req, resolve),
-        );
-        if (err) errors++;
-        else items++;
+        if (await shot(req)) items++;
+        else errors++;
         latencies.push(performance.now() - t0);
       }
+      s?.close();
     }),
   );
   return { items, errors, latencies };
 }
 
+/** A process's CPU-ms per item: its event loop, its `busiest` other threads, the rest. */
+function cpuSplit(
+  cpu: Record<string, number>,
+  items: number,
+  busiest: number,
+): { total: number; text: string; threads: string } {
+  const per = (s: number) => r2((s * 1000) / Math.max(1, items));
+  const others = Object.entries(cpu)
+    .filter(([k]) => k !== 'main')
+    .sort((a, b) => b[1] - a[1]);
+  const workers = others.slice(0, busiest).reduce((n, [, s]) => n + s, 0);
+  const rest = others.slice(busiest).reduce((n, [, s]) => n + s, 0);
+  const total = Object.values(cpu).reduce((a, b) => a + b, 0);
+  return {
+    total: per(total),
+    text: `event loop ${per(cpu.main ?? 0)}, ${busiest} busiest threads (ORT) ${per(workers)}, other threads ${per(rest)}`,
+    threads: others
+      .filter(([, v]) => v > 0)
+      .map(([k, v]) => `${k} ${per(v)}`)
+      .join(', '),
+  };
+}
+
+function latencyText(r: { items: number; errors: number; latencies: number[] }, seconds: number) {
+  const lat = [...r.latencies].sort((a, b) => a - b);
+  const q = (p: number) => r2(lat[Math.min(lat.length - 1, Math.floor(p * lat.length))] ?? NaN);
+  return `${r2(r.items / seconds)} items/s, p50 ${q(0.5)} ms, p99 ${q(0.99)} ms, errors ${r.errors}`;
+}
+
 async function hostPoint(
   host: BenchProcess,
-  client: grpc.Client & Record<string, unknown>,
+  client: InferClient,
   rows: Row[],
   c: number,
   seconds: number,
   instances: number,
-): Promise<string> {
-  await closedLoop(client, rows, c, 1500);
+  stream: boolean,
+): Promise<{ text: string; cpuPerItem: number }> {
+  await closedLoop(client, rows, c, 1500, stream);
   const [s0, p0, t0] = [
     await batchStats(host.urls.http!),
     await padding(host.urls.metrics!),
     threadCpu(host.pid),
   ];
   const fromUs = Number(process.hrtime.bigint() / 1000n);
-  const r = await closedLoop(client, rows, c, seconds * 1000);
+  const r = await closedLoop(client, rows, c, seconds * 1000, stream);
   windows.push({ fromUs, toUs: Number(process.hrtime.bigint() / 1000n) });
   const [s1, p1, t1] = [
     await batchStats(host.urls.http!),
     await padding(host.urls.metrics!),
     threadCpu(host.pid),
   ];
-  const cpu = diff(t0, t1);
-  const total = Object.values(cpu).reduce((a, b) => a + b, 0);
-  const per = (s: number) => r2((s * 1000) / Math.max(1, r.items));
   // The busiest non-main threads are the ORT session workers (one per instance).
-  const others = Object.entries(cpu)
-    .filter(([k]) => k !== 'main')
-    .sort((a, b) => b[1] - a[1]);
-  const workers = others.slice(0, instances).reduce((n, [, s]) => n + s, 0);
-  const rest = others.slice(instances).reduce((n, [, s]) => n + s, 0);
-  const threads = `event loop ${per(cpu.main ?? 0)}, ${instances} busiest threads (ORT workers) ${per(workers)}, other threads ${per(rest)}`;
+  const cpu = cpuSplit(diff(t0, t1), r.items, instances);
   if (process.argv.includes('--threads'))
-    console.log(
-      `  every thread, CPU-ms per item: ${others
-        .filter(([, s]) => s > 0)
-        .map(([k, s]) => `${k} ${per(s)}`)
-        .join(', ')}`,
-    );
+    console.log(`  every thread, CPU-ms per item: ${cpu.threads}`);
   const hist: string[] = [];
   let rowsRun = 0;
   let execs = 0;
@@ -213,34 +296,70 @@ async function hostPoint(
     execs += n;
     hist.push(`b${size}×${n} (${r2((after.ns - before.ns) / n / 1e6)} ms)`);
   }
-  const lat = [...r.latencies].sort((a, b) => a - b);
-  const q = (p: number) => r2(lat[Math.min(lat.length - 1, Math.floor(p * lat.length))] ?? NaN);
   const padded = p1.padded - p0.padded;
   const real = p1.real - p0.real;
-  return [
-    `c=${c}: ${r2(r.items / seconds)} items/s, p50 ${q(0.5)} ms, p99 ${q(0.99)} ms, errors ${r.errors}`,
-    `  host CPU-ms per item ${per(total)} (${threads})`,
+  const text = [
+    `c=${c}: ${latencyText(r, seconds)}`,
+    `  host CPU-ms per item ${cpu.total} (${cpu.text})`,
     `  batches: mean ${r2(rowsRun / Math.max(1, execs))} rows; ${hist.join(', ')}`,
     `  padding: padded ÷ real elements ${Number.isNaN(padded) ? 'n/a' : r2(padded / Math.max(1, real))}`,
   ].join('\n');
+  return { text, cpuPerItem: cpu.total };
 }
 
-/** One 1-thread session in this process: CPU-ms per item at `batch` (arrival and sorted order). */
-async function rawPoints(model: BenchModel, rows: Row[], batches: number[], seconds: number) {
+/** The bare floor (bare-ort.server): the same requests, CPU-ms per item by thread. */
+async function floorPoint(
+  mode: string,
+  floor: BenchProcess,
+  client: InferClient,
+  rows: Row[],
+  c: number,
+  seconds: number,
+  stream: boolean,
+): Promise<{ text: string; cpuPerItem: number }> {
+  await closedLoop(client, rows, c, 1500, stream);
+  const t0 = threadCpu(floor.pid);
+  const r = await closedLoop(client, rows, c, seconds * 1000, stream);
+  const cpu = cpuSplit(diff(t0, threadCpu(floor.pid)), r.items, 2);
+  if (process.argv.includes('--threads'))
+    console.log(`  every thread, CPU-ms per item: ${cpu.threads}`);
+  const text = [
+    `floor (${mode}) c=${c}: ${latencyText(r, seconds)}`,
+    `  floor CPU-ms per item ${cpu.total} (${cpu.text})`,
+  ].join('\n');
+  return { text, cpuPerItem: cpu.total };
+}
+
+/** One session in this process: CPU-ms per item at `batch` (arrival and sorted order). */
+async function rawPoints(
+  model: BenchModel,
+  rows: Row[],
+  batches: number[],
+  seconds: number,
+  shape: { threads: number; spin: boolean; window: number },
+) {
+  const spin = shape.spin ? '1' : '0';
   const session = await ort.InferenceSession.create(model.modelPath, {
-    intraOpNumThreads: 1,
+    intraOpNumThreads: shape.threads,
     interOpNumThreads: 1,
     graphOptimizationLevel: 'all',
     executionMode: 'sequential',
-    extra: { session: { intra_op: { allow_spinning: '0' }, inter_op: { allow_spinning: '0' } } },
+    extra: {
+      session: {
+        intra_op: { allow_spinning: spin },
+        inter_op: { allow_spinning: spin },
+        force_spinning_stop: '1',
+      },
+    },
   });
+  const label = `1x${shape.threads}t${shape.spin ? ' spin' : ''}`;
   const lines: string[] = [];
   try {
     for (const b of batches) {
       for (const sorted of b > 1 ? [false, true] : [false]) {
         const feeds: Record<string, ort.Tensor>[] = [];
-        for (let w = 0; w < rows.length && feeds.length < 64; w += 256) {
-          const win = rows.slice(w, w + 256);
+        for (let w = 0; w < rows.length && feeds.length < 64; w += shape.window) {
+          const win = rows.slice(w, w + shape.window);
           if (sorted) win.sort((x, y) => x.length - y.length);
           for (let i = 0; i + b <= win.length; i += b) {
             const part = win.slice(i, i + b);
@@ -271,7 +390,7 @@ async function rawPoints(model: BenchModel, rows: Row[], batches: number[], seco
         const wall = performance.now() - start;
         const cpu = process.cpuUsage(cpu0);
         lines.push(
-          `raw b${b}${b > 1 ? (sorted ? ' sorted' : ' arrival') : ''} 1x1t: ${r2((items * 1000) / wall)} items/s, ` +
+          `raw b${b}${b > 1 ? (sorted ? ` sorted in ${shape.window}` : ' arrival') : ''} ${label}: ${r2((items * 1000) / wall)} items/s, ` +
             `${r2((cpu.user + cpu.system) / 1000 / items)} CPU-ms per item, ${r2(wall / runs)} ms per run`,
         );
       }
@@ -292,7 +411,35 @@ async function main(): Promise<void> {
   ];
   const { InferenceClient } = loadInferencePackage();
   let host: BenchProcess | undefined;
+  const floors: { mode: string; proc: BenchProcess; client: InferClient }[] = [];
   try {
+    // At c=1 the lone-batch session's shape (every core, spinning pools: what a c=1 host runs),
+    // on a worker thread as in the host, and on the event loop, to tell the hop from serving at
+    // all; under load the instances' shape (one worker per instance, its share of the cores),
+    // batching whatever waits.
+    const shapes = [
+      { mode: 'worker', threads: availableParallelism(), spin: '1' },
+      { mode: 'inline', threads: availableParallelism(), spin: '1' },
+      {
+        mode: 'batch',
+        threads: Math.max(1, Math.floor(availableParallelism() / a.instances)),
+        spin: '0',
+      },
+    ];
+    for (const shape of a.floor ? shapes : []) {
+      const proc = await startProcess(
+        `bare-floor-${shape.mode}`,
+        'dist/bench/host/bare-ort.server.js',
+        [model.modelPath, String(shape.threads), shape.spin, shape.mode],
+        {},
+        ['grpc'],
+      );
+      const client = new InferenceClient(
+        proc.urls.grpc!.replace(/^grpc:\/\//, ''),
+        grpc.credentials.createInsecure(),
+      ) as InferClient;
+      floors.push({ mode: shape.mode, proc, client });
+    }
     host = await startBenchHost('model-host', repo.root, MODEL, {
       env: a.env,
       root: a.root,
@@ -309,13 +456,25 @@ async function main(): Promise<void> {
     const client = new InferenceClient(
       host.urls.grpc!.replace(/^grpc:\/\//, ''),
       grpc.credentials.createInsecure(),
-    ) as grpc.Client & Record<string, unknown>;
+    ) as InferClient;
     for (const mix of a.mixes) {
       const rows = tokenize(model, buildCorpus(mix, 2000));
       out.push(`## ${mix}`);
       for (const c of a.levels) {
-        out.push(await hostPoint(host, client, rows, c, a.seconds, a.instances));
-        process.stderr.write(`${out.at(-1)}\n`);
+        // Host and floor alternate, so drift on a shared machine hits both alike.
+        for (let round = 0; round < a.rounds; round++) {
+          const h = await hostPoint(host, client, rows, c, a.seconds, a.instances, a.stream);
+          out.push(h.text);
+          process.stderr.write(`${out.at(-1)}\n`);
+          for (const f of floors.filter((x) => (c === 1) === (x.mode !== 'batch'))) {
+            const p = await floorPoint(f.mode, f.proc, f.client, rows, c, a.seconds, a.stream);
+            out.push(
+              p.text,
+              `  host ÷ this floor, CPU per item: ${r2(h.cpuPerItem / p.cpuPerItem)}`,
+            );
+            process.stderr.write(`${out.at(-2)}\n${out.at(-1)}\n`);
+          }
+        }
       }
       // After a load: the host should fall back to ~0 CPU (no spinning thread pools).
       const i0 = threadCpu(host.pid);
@@ -325,6 +484,10 @@ async function main(): Promise<void> {
     }
     client.close();
   } finally {
+    for (const f of floors) {
+      f.client.close();
+      await f.proc.stop('SIGTERM');
+    }
     await host?.stop('SIGTERM');
     repo.remove();
   }
@@ -349,7 +512,13 @@ async function main(): Promise<void> {
     for (const mix of a.mixes) {
       out.push(`## raw ORT, ${mix}`);
       const rows = tokenize(model, buildCorpus(mix, 2000));
-      out.push(...(await rawPoints(model, rows, a.rawBatches, a.rawSeconds)));
+      out.push(
+        ...(await rawPoints(model, rows, a.rawBatches, a.rawSeconds, {
+          threads: a.rawThreads,
+          spin: a.rawSpin,
+          window: a.rawWindow,
+        })),
+      );
       process.stderr.write(`${out.at(-1)}\n`);
     }
   }

@@ -31,7 +31,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { buildCorpus, type TextMix } from '../router/bench-corpus';
-import { threadCpu } from '../router/bench-measure';
+import { threadCpu, threadSched } from '../router/bench-measure';
 import { loadBenchModel, type BenchModel } from '../router/bench-model.loader';
 import {
   startBenchHost,
@@ -229,22 +229,33 @@ async function closedLoop(
   return { items, errors, latencies };
 }
 
-/** A process's CPU-ms per item: its event loop, its `busiest` other threads, the rest. */
+type Sched = ReturnType<typeof threadSched>;
+
+/**
+ * A process's CPU-ms and wake-ups per item between two snapshots: its event loop, its `busiest`
+ * other threads (by CPU), the rest.
+ */
 function cpuSplit(
-  cpu: Record<string, number>,
+  before: Sched,
+  after: Sched,
   items: number,
   busiest: number,
-): { total: number; text: string; threads: string } {
-  const per = (s: number) => r2((s * 1000) / Math.max(1, items));
+): { total: number; text: string; wakes: string; threads: string } {
+  const cpu = diff(before.cpu, after.cpu);
+  const runs = diff(before.runs, after.runs);
+  const per = (n: number, scale = 1000) => r2((n * scale) / Math.max(1, items));
   const others = Object.entries(cpu)
     .filter(([k]) => k !== 'main')
     .sort((a, b) => b[1] - a[1]);
-  const workers = others.slice(0, busiest).reduce((n, [, s]) => n + s, 0);
-  const rest = others.slice(busiest).reduce((n, [, s]) => n + s, 0);
+  const sum = (names: [string, number][], of: Record<string, number>) =>
+    names.reduce((n, [k]) => n + (of[k] ?? 0), 0);
+  const workers = others.slice(0, busiest);
+  const rest = others.slice(busiest);
   const total = Object.values(cpu).reduce((a, b) => a + b, 0);
   return {
     total: per(total),
-    text: `event loop ${per(cpu.main ?? 0)}, ${busiest} busiest threads (ORT) ${per(workers)}, other threads ${per(rest)}`,
+    text: `event loop ${per(cpu.main ?? 0)}, ${busiest} busiest threads (ORT) ${per(sum(workers, cpu))}, other threads ${per(sum(rest, cpu))}`,
+    wakes: `event loop ${per(runs.main ?? 0, 1)}, ${busiest} busiest threads ${per(sum(workers, runs), 1)}, other threads ${per(sum(rest, runs), 1)}`,
     threads: others
       .filter(([, v]) => v > 0)
       .map(([k, v]) => `${k} ${per(v)}`)
@@ -271,7 +282,7 @@ async function hostPoint(
   const [s0, p0, t0] = [
     await batchStats(host.urls.http!),
     await padding(host.urls.metrics!),
-    threadCpu(host.pid),
+    threadSched(host.pid),
   ];
   const fromUs = Number(process.hrtime.bigint() / 1000n);
   const r = await closedLoop(client, rows, c, seconds * 1000, stream);
@@ -279,10 +290,10 @@ async function hostPoint(
   const [s1, p1, t1] = [
     await batchStats(host.urls.http!),
     await padding(host.urls.metrics!),
-    threadCpu(host.pid),
+    threadSched(host.pid),
   ];
   // The busiest non-main threads are the ORT session workers (one per instance).
-  const cpu = cpuSplit(diff(t0, t1), r.items, instances);
+  const cpu = cpuSplit(t0, t1, r.items, instances);
   if (process.argv.includes('--threads'))
     console.log(`  every thread, CPU-ms per item: ${cpu.threads}`);
   const hist: string[] = [];
@@ -301,6 +312,7 @@ async function hostPoint(
   const text = [
     `c=${c}: ${latencyText(r, seconds)}`,
     `  host CPU-ms per item ${cpu.total} (${cpu.text})`,
+    `  host wake-ups per item: ${cpu.wakes}`,
     `  batches: mean ${r2(rowsRun / Math.max(1, execs))} rows; ${hist.join(', ')}`,
     `  padding: padded ÷ real elements ${Number.isNaN(padded) ? 'n/a' : r2(padded / Math.max(1, real))}`,
   ].join('\n');
@@ -318,14 +330,15 @@ async function floorPoint(
   stream: boolean,
 ): Promise<{ text: string; cpuPerItem: number }> {
   await closedLoop(client, rows, c, 1500, stream);
-  const t0 = threadCpu(floor.pid);
+  const t0 = threadSched(floor.pid);
   const r = await closedLoop(client, rows, c, seconds * 1000, stream);
-  const cpu = cpuSplit(diff(t0, threadCpu(floor.pid)), r.items, 2);
+  const cpu = cpuSplit(t0, threadSched(floor.pid), r.items, 2);
   if (process.argv.includes('--threads'))
     console.log(`  every thread, CPU-ms per item: ${cpu.threads}`);
   const text = [
     `floor (${mode}) c=${c}: ${latencyText(r, seconds)}`,
     `  floor CPU-ms per item ${cpu.total} (${cpu.text})`,
+    `  floor wake-ups per item: ${cpu.wakes}`,
   ].join('\n');
   return { text, cpuPerItem: cpu.total };
 }

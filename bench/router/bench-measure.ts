@@ -43,24 +43,36 @@ export function cpuSecondsOf(pid: number): number {
 }
 
 /**
- * CPU seconds of every thread of a process, by thread name (the main thread, i.e. the event loop,
- * as `main`; the others as `comm#tid`), from the scheduler's per-thread run time
- * (`/proc/<pid>/task/<tid>/schedstat`, ns resolution); Linux only.
+ * Every thread of a process, by thread name (the main thread, i.e. the event loop, as `main`; the
+ * others as `comm#tid`), from the scheduler (`/proc/<pid>/task/<tid>/schedstat`; Linux only):
+ * `cpu`, its run time in seconds (ns resolution), and `runs`, how many times it was put on a CPU
+ * (each wake-up from sleep is one; on a virtual machine that halts idle vCPUs, they are dear).
  */
-export function threadCpu(pid: number): Record<string, number> {
-  const out: Record<string, number> = {};
+export function threadSched(pid: number): {
+  cpu: Record<string, number>;
+  runs: Record<string, number>;
+} {
+  const cpu: Record<string, number> = {};
+  const runs: Record<string, number> = {};
   for (const tid of readdirSync(`/proc/${pid}/task`)) {
-    let ns: number;
+    let fields: string[];
     let comm: string;
     try {
-      ns = Number(readFileSync(`/proc/${pid}/task/${tid}/schedstat`, 'utf8').split(' ')[0]);
+      fields = readFileSync(`/proc/${pid}/task/${tid}/schedstat`, 'utf8').trim().split(' ');
       comm = readFileSync(`/proc/${pid}/task/${tid}/comm`, 'utf8').trim();
     } catch {
       continue; // the thread ended between the listing and the read
     }
-    out[tid === String(pid) ? 'main' : `${comm}#${tid}`] = ns / 1e9;
+    const name = tid === String(pid) ? 'main' : `${comm}#${tid}`;
+    cpu[name] = Number(fields[0]) / 1e9;
+    runs[name] = Number(fields[2]);
   }
-  return out;
+  return { cpu, runs };
+}
+
+/** CPU seconds of every thread of a process, by thread name (see threadSched). */
+export function threadCpu(pid: number): Record<string, number> {
+  return threadSched(pid).cpu;
 }
 
 function cpuSnapshot(pids: Record<string, number>): Record<string, number> {

@@ -20,6 +20,8 @@
  *   sorted by length within windows of `--raw-window` items, run back to back: the reference for
  *   "host CPU per item ≤ 1.1 × raw at the same batch size". One thread unless `--raw-threads`;
  *   `--raw-threads 2 --raw-spin` is the lone-batch session's shape, the one a c=1 host runs.
+ *   With `--floor` at c=1, raw b1 also runs in every round, after host and floor, and each
+ *   round prints host and floor ÷ raw: the machine drifts between rounds.
  *
  * `--threads` lists every thread's CPU per item; `--node-arg` (one flag each, e.g.
  * `--node-arg --single-threaded-gc`) passes flags to the host's node.
@@ -42,6 +44,7 @@ import {
 } from '../router/bench-processes';
 import { ensureBuiltAndGenerated, repositoryVariant } from '../router/bench-setup';
 import { summariseProfile, type SampleWindow } from '../router/profile';
+import { createSession } from './bare-ort.session';
 
 const MODEL = 'intent-zh';
 const VERSION = '2';
@@ -83,7 +86,7 @@ function args(argv: string[]) {
     root: get('--root') ?? ROOT,
     /** Drive both ends over ModelStreamInfer, one stream per loop (the router's lone path). */
     stream: argv.includes('--stream'),
-    /** Also time the bare floor (bare-ort.server) at c=1, alternating with the host. */
+    /** Also time the bare floor (bare-ort.server), alternating with the host. */
     floor: argv.includes('--floor'),
     rounds: Number(get('--rounds') ?? 1),
   };
@@ -182,17 +185,21 @@ function streamShot(client: InferClient): { shot: Shot; close: () => void } {
     client,
   );
   let waiting: ((ok: boolean) => void) | undefined;
+  // A failed stream fails every later shot at once instead of leaving the loop waiting.
+  let failed = false;
   call.on('data', (m: { error_message?: string }) => {
     waiting?.(!m.error_message);
     waiting = undefined;
   });
   call.on('error', () => {
+    failed = true;
     waiting?.(false);
     waiting = undefined;
   });
   return {
     shot: (req) =>
       new Promise((resolve) => {
+        if (failed) return resolve(false);
         waiting = resolve;
         call.write(req);
       }),
@@ -351,22 +358,14 @@ async function rawPoints(
   seconds: number,
   shape: { threads: number; spin: boolean; window: number },
 ) {
-  const spin = shape.spin ? '1' : '0';
-  const session = await ort.InferenceSession.create(model.modelPath, {
-    intraOpNumThreads: shape.threads,
-    interOpNumThreads: 1,
-    graphOptimizationLevel: 'all',
-    executionMode: 'sequential',
-    extra: {
-      session: {
-        intra_op: { allow_spinning: spin },
-        inter_op: { allow_spinning: spin },
-        force_spinning_stop: '1',
-      },
-    },
+  // The floor's own session options, so raw and floor differ only in how they are driven.
+  const session = await createSession({
+    modelPath: model.modelPath,
+    intraOpThreads: shape.threads,
+    allowSpinning: shape.spin,
   });
   const label = `1x${shape.threads}t${shape.spin ? ' spin' : ''}`;
-  const lines: string[] = [];
+  const lines: { text: string; cpuPerItem: number }[] = [];
   try {
     for (const b of batches) {
       for (const sorted of b > 1 ? [false, true] : [false]) {
@@ -402,10 +401,13 @@ async function rawPoints(
         }
         const wall = performance.now() - start;
         const cpu = process.cpuUsage(cpu0);
-        lines.push(
-          `raw b${b}${b > 1 ? (sorted ? ` sorted in ${shape.window}` : ' arrival') : ''} ${label}: ${r2((items * 1000) / wall)} items/s, ` +
-            `${r2((cpu.user + cpu.system) / 1000 / items)} CPU-ms per item, ${r2(wall / runs)} ms per run`,
-        );
+        const cpuPerItem = r2((cpu.user + cpu.system) / 1000 / items);
+        lines.push({
+          text:
+            `raw b${b}${b > 1 ? (sorted ? ` sorted in ${shape.window}` : ' arrival') : ''} ${label}: ${r2((items * 1000) / wall)} items/s, ` +
+            `${cpuPerItem} CPU-ms per item, ${r2(wall / runs)} ms per run`,
+          cpuPerItem,
+        });
       }
     }
   } finally {
@@ -416,6 +418,7 @@ async function rawPoints(
 
 async function main(): Promise<void> {
   const a = args(process.argv.slice(2));
+  const rawShape = { threads: a.rawThreads, spin: a.rawSpin, window: a.rawWindow };
   ensureBuiltAndGenerated(a.models, MODEL);
   const model = await loadBenchModel(a.models, MODEL, Number(VERSION));
   const repo = repositoryVariant(a.models, MODEL, a.params, { instances: a.instances });
@@ -479,12 +482,23 @@ async function main(): Promise<void> {
           const h = await hostPoint(host, client, rows, c, a.seconds, a.instances, a.stream);
           out.push(h.text);
           process.stderr.write(`${out.at(-1)}\n`);
+          const floored: { mode: string; cpuPerItem: number }[] = [];
           for (const f of floors.filter((x) => (c === 1) === (x.mode !== 'batch'))) {
             const p = await floorPoint(f.mode, f.proc, f.client, rows, c, a.seconds, a.stream);
+            floored.push({ mode: f.mode, cpuPerItem: p.cpuPerItem });
             out.push(
               p.text,
               `  host ÷ this floor, CPU per item: ${r2(h.cpuPerItem / p.cpuPerItem)}`,
             );
+            process.stderr.write(`${out.at(-2)}\n${out.at(-1)}\n`);
+          }
+          // At c=1 with a floor, raw b1 runs in every round too: the machine drifts between rounds.
+          if (floored.length > 0 && c === 1 && a.rawBatches.includes(1)) {
+            const [raw] = await rawPoints(model, rows, [1], a.rawSeconds, rawShape);
+            const ratios = [{ mode: 'host', cpuPerItem: h.cpuPerItem }, ...floored]
+              .map((x) => `${x.mode} ${r2(x.cpuPerItem / raw!.cpuPerItem)}`)
+              .join(', ');
+            out.push(raw!.text, `  ÷ raw, CPU per item: ${ratios}`);
             process.stderr.write(`${out.at(-2)}\n${out.at(-1)}\n`);
           }
         }
@@ -525,13 +539,8 @@ async function main(): Promise<void> {
     for (const mix of a.mixes) {
       out.push(`## raw ORT, ${mix}`);
       const rows = tokenize(model, buildCorpus(mix, 2000));
-      out.push(
-        ...(await rawPoints(model, rows, a.rawBatches, a.rawSeconds, {
-          threads: a.rawThreads,
-          spin: a.rawSpin,
-          window: a.rawWindow,
-        })),
-      );
+      const points = await rawPoints(model, rows, a.rawBatches, a.rawSeconds, rawShape);
+      out.push(...points.map((p) => p.text));
       process.stderr.write(`${out.at(-1)}\n`);
     }
   }

@@ -65,7 +65,14 @@ export interface MixHeadline {
   /** Triton-like host behind a bucketing router ÷ the mesh host, c=32. */
   tritonVsMesh: number;
   /** Host CPU-ms per item (router arm) vs raw ORT's at batch 1 and at the best batch. */
-  hostCpuMsPerItem: { c1: number; c32: number; rawB1: number; rawBest: number };
+  hostCpuMsPerItem: {
+    c1: number;
+    c32: number;
+    rawB1: number;
+    rawBest: number;
+    /** Raw b8 sorted only within 32 items: the batches a c=32 queue can form (NaN in older runs). */
+    rawQueue32: number;
+  };
   routerCpuMsPerItem: { c1: number; c32: number };
   /**
    * What 2 shared cores allow at best: cores ÷ (raw ORT's best CPU-ms per item + the router's
@@ -146,6 +153,10 @@ function mixHeadline(points: readonly BenchPoint[], mix: TextMix, cores: number)
       c32: cpuOf(r32, 'host'),
       rawB1: cpuOf(rawB1, 'raw'),
       rawBest: cpuOf(top, 'raw'),
+      rawQueue32: cpuOf(
+        raws.find((p) => p.arm.includes(' sorted in 32 ')),
+        'raw',
+      ),
     },
     routerCpuMsPerItem: { c1: cpuOf(r1, 'router'), c32: cpuOf(r32, 'router') },
     cpuBound: {
@@ -239,6 +250,9 @@ export function renderMarkdown(report: BenchReport): string {
       'raw ORT CPU-ms per item, b1 / best',
       '—',
       (x) => `${x.hostCpuMsPerItem.rawB1} / ${x.hostCpuMsPerItem.rawBest}`,
+    ),
+    row('raw ORT CPU-ms per item, b8 sorted within 32 items (all a c=32 queue holds)', '—', (x) =>
+      Number.isNaN(x.hostCpuMsPerItem.rawQueue32) ? '—' : `${x.hostCpuMsPerItem.rawQueue32}`,
     ),
     row(
       'router CPU-ms per item, c=1 / c=32',

@@ -8,8 +8,10 @@ import type { RawBatch, RawWorkerInit, RawWorkerJob, RawWorkerReply } from './ra
 /** One way of running the model in-process: the ceiling is the best of these. */
 export interface RawConfig {
   batch: number;
-  /** Sort each window of `SORT_WINDOW` items by length before cutting batches. */
+  /** Sort each window of `window` items by length before cutting batches. */
   sorted: boolean;
+  /** Items sorted together (default SORT_WINDOW); 32 is all a host queue at c=32 can hold. */
+  window?: number;
   /** Sessions, each in its own worker thread, splitting the cores between them. */
   sessions: number;
   intraOpThreads: number;
@@ -21,7 +23,7 @@ export const SORT_WINDOW = 256;
 
 export function rawLabel(c: RawConfig): string {
   return (
-    `raw b${c.batch}${c.batch > 1 ? (c.sorted ? ' sorted' : ' arrival') : ''} ` +
+    `raw b${c.batch}${c.batch > 1 ? (c.sorted ? ` sorted${c.window ? ` in ${c.window}` : ''}` : ' arrival') : ''} ` +
     `${c.sessions}x${c.intraOpThreads}t${c.allowSpinning ? ' spin' : ''}`
   );
 }
@@ -50,8 +52,9 @@ export class RawOrtArm {
   static prepare(model: BenchModel, corpus: readonly string[], c: RawConfig): RawBatch[] {
     const batches: RawBatch[] = [];
     const counts = corpus.map((text) => model.pre.encode([{ text }]).tokenCounts[0] ?? 0);
-    for (let w = 0; w < corpus.length; w += SORT_WINDOW) {
-      const idx = Array.from({ length: Math.min(SORT_WINDOW, corpus.length - w) }, (_, i) => w + i);
+    const window = c.window ?? SORT_WINDOW;
+    for (let w = 0; w < corpus.length; w += window) {
+      const idx = Array.from({ length: Math.min(window, corpus.length - w) }, (_, i) => w + i);
       if (c.sorted) idx.sort((a, b) => (counts[a] ?? 0) - (counts[b] ?? 0));
       for (let i = 0; i + c.batch <= idx.length; i += c.batch) {
         const enc = model.pre.encode(idx.slice(i, i + c.batch).map((k) => ({ text: corpus[k]! })));

@@ -9,10 +9,11 @@
  * - `worker`: one worker thread, one request per run (the lone-batch session's place at c=1);
  * - `inline`: the same on the event loop itself (as the naive peer does, and as no server
  *   should under load), to tell the worker thread's hop from the cost of serving at all;
- * - `batch`: one worker per core, and whenever one is free it runs everything waiting (up to
- *   64 rows) in arrival order, padded to the longest row: the simplest dynamic batching.
+ * - `batch`: `workers` worker threads (default one per core; the host's instance count), and
+ *   whenever one is free it runs everything waiting (up to 64 rows) in arrival order, padded to
+ *   the longest row: the simplest dynamic batching.
  *
- * Usage: bare-ort.server.js <model.onnx> <intra-op threads> <spin 0|1> <worker|inline|batch>
+ * Usage: bare-ort.server.js <model.onnx> <intra-op threads> <spin 0|1> <worker|inline|batch> [workers]
  */
 import * as grpc from '@grpc/grpc-js';
 import { loadInferencePackage, type ModelInferRequest } from '@mesh/kserve';
@@ -39,7 +40,8 @@ interface Waiting {
 const MAX_BATCH = 64;
 
 async function main(): Promise<void> {
-  const [modelPath = '', threads = '2', spin = '1', mode = 'worker'] = process.argv.slice(2);
+  const [modelPath = '', threads = '2', spin = '1', mode = 'worker', workers = ''] =
+    process.argv.slice(2);
   const init: BareWorkerInit = {
     modelPath,
     intraOpThreads: Number(threads),
@@ -49,8 +51,9 @@ async function main(): Promise<void> {
     mode === 'inline'
       ? [await inlineRunner(init)]
       : await Promise.all(
-          Array.from({ length: mode === 'batch' ? availableParallelism() : 1 }, () =>
-            workerRunner(init),
+          Array.from(
+            { length: mode === 'batch' ? Number(workers || availableParallelism()) : 1 },
+            () => workerRunner(init),
           ),
         );
   const maxBatch = mode === 'batch' ? MAX_BATCH : 1;

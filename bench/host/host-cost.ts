@@ -446,7 +446,7 @@ async function main(): Promise<void> {
       const proc = await startProcess(
         `bare-floor-${shape.mode}`,
         'dist/bench/host/bare-ort.server.js',
-        [model.modelPath, String(shape.threads), shape.spin, shape.mode],
+        [model.modelPath, String(shape.threads), shape.spin, shape.mode, String(a.instances)],
         {},
         ['grpc'],
       );

@@ -21,8 +21,7 @@ import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import {
-  createSession,
-  feedsOf,
+  sessionRunner,
   type BareResult,
   type BareRun,
   type BareWorkerInit,
@@ -49,7 +48,7 @@ async function main(): Promise<void> {
   };
   const runners: Runner[] =
     mode === 'inline'
-      ? [await inlineRunner(init)]
+      ? [await sessionRunner(init)]
       : await Promise.all(
           Array.from(
             { length: mode === 'batch' ? Number(workers || availableParallelism()) : 1 },
@@ -149,17 +148,6 @@ async function workerRunner(init: BareWorkerInit): Promise<Runner> {
         job.inputs.map((i) => i.buffer),
       );
     });
-}
-
-/** Runs on the event loop itself. */
-async function inlineRunner(init: BareWorkerInit): Promise<Runner> {
-  const session = await createSession(init);
-  const output = session.outputNames[0]!;
-  return async (job) => {
-    const out = (await session.run(feedsOf(job)))[output]!;
-    const data = new Float32Array(out.data as Float32Array);
-    return { name: output, dims: [...out.dims], buffer: data.buffer };
-  };
 }
 
 void main();

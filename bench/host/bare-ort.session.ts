@@ -40,7 +40,23 @@ export function createSession(init: BareWorkerInit): Promise<ort.InferenceSessio
   });
 }
 
-export function feedsOf(job: BareRun): Record<string, ort.Tensor> {
+/**
+ * A session ready to run jobs: each run's first output, copied into a buffer of its own (ORT may
+ * hand back memory that cannot be transferred).
+ */
+export async function sessionRunner(
+  init: BareWorkerInit,
+): Promise<(job: BareRun) => Promise<BareResult>> {
+  const session = await createSession(init);
+  const output = session.outputNames[0]!;
+  return async (job) => {
+    const out = (await session.run(feedsOf(job)))[output]!;
+    const copy = new Float32Array(out.data as Float32Array);
+    return { name: output, dims: [...out.dims], buffer: copy.buffer };
+  };
+}
+
+function feedsOf(job: BareRun): Record<string, ort.Tensor> {
   const feeds: Record<string, ort.Tensor> = {};
   for (const i of job.inputs) {
     feeds[i.name] = new ort.Tensor('int64', new BigInt64Array(i.buffer), [job.rows, job.length]);

@@ -4,24 +4,12 @@
  * `session.run` off its event loop. Only relative/package imports: this file runs compiled.
  */
 import { parentPort, workerData } from 'node:worker_threads';
-import {
-  createSession,
-  feedsOf,
-  type BareResult,
-  type BareRun,
-  type BareWorkerInit,
-} from './bare-ort.session';
+import { sessionRunner, type BareRun, type BareWorkerInit } from './bare-ort.session';
 
 async function main(port: NonNullable<typeof parentPort>): Promise<void> {
-  const session = await createSession(workerData as BareWorkerInit);
-  const output = session.outputNames[0]!;
+  const run = await sessionRunner(workerData as BareWorkerInit);
   port.on('message', (job: BareRun) => {
-    void (async () => {
-      const out = (await session.run(feedsOf(job)))[output]!;
-      const copy = new Float32Array(out.data as Float32Array);
-      const reply: BareResult = { name: output, dims: [...out.dims], buffer: copy.buffer };
-      port.postMessage(reply, [copy.buffer]);
-    })();
+    void run(job).then((reply) => port.postMessage(reply, [reply.buffer]));
   });
   port.postMessage('ready');
 }

@@ -33,7 +33,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { buildCorpus, type TextMix } from '../router/bench-corpus';
-import { threadCpu, threadSched } from '../router/bench-measure';
+import { latencyStats, threadCpu, threadSched } from '../router/bench-measure';
 import { loadBenchModel, type BenchModel } from '../router/bench-model.loader';
 import {
   startBenchHost,
@@ -271,9 +271,8 @@ function cpuSplit(
 }
 
 function latencyText(r: { items: number; errors: number; latencies: number[] }, seconds: number) {
-  const lat = [...r.latencies].sort((a, b) => a - b);
-  const q = (p: number) => r2(lat[Math.min(lat.length - 1, Math.floor(p * lat.length))] ?? NaN);
-  return `${r2(r.items / seconds)} items/s, p50 ${q(0.5)} ms, p99 ${q(0.99)} ms, errors ${r.errors}`;
+  const q = latencyStats(r.latencies);
+  return `${r2(r.items / seconds)} items/s, p50 ${r2(q.p50)} ms, p90 ${r2(q.p90)} ms, p99 ${r2(q.p99)} ms, errors ${r.errors}`;
 }
 
 async function hostPoint(
@@ -329,6 +328,8 @@ async function hostPoint(
 /** The bare floor (bare-ort.server): the same requests, CPU-ms per item by thread. */
 async function floorPoint(
   mode: string,
+  /** Its ORT threads: the lone session's at c=1, one per worker when batching. */
+  busiest: number,
   floor: BenchProcess,
   client: InferClient,
   rows: Row[],
@@ -339,7 +340,7 @@ async function floorPoint(
   await closedLoop(client, rows, c, 1500, stream);
   const t0 = threadSched(floor.pid);
   const r = await closedLoop(client, rows, c, seconds * 1000, stream);
-  const cpu = cpuSplit(t0, threadSched(floor.pid), r.items, 2);
+  const cpu = cpuSplit(t0, threadSched(floor.pid), r.items, busiest);
   if (process.argv.includes('--threads'))
     console.log(`  every thread, CPU-ms per item: ${cpu.threads}`);
   const text = [
@@ -484,7 +485,17 @@ async function main(): Promise<void> {
           process.stderr.write(`${out.at(-1)}\n`);
           const floored: { mode: string; cpuPerItem: number }[] = [];
           for (const f of floors.filter((x) => (c === 1) === (x.mode !== 'batch'))) {
-            const p = await floorPoint(f.mode, f.proc, f.client, rows, c, a.seconds, a.stream);
+            const busiest = f.mode === 'batch' ? a.instances : availableParallelism();
+            const p = await floorPoint(
+              f.mode,
+              busiest,
+              f.proc,
+              f.client,
+              rows,
+              c,
+              a.seconds,
+              a.stream,
+            );
             floored.push({ mode: f.mode, cpuPerItem: p.cpuPerItem });
             out.push(
               p.text,

@@ -340,8 +340,8 @@ function rawConfigs(): RawConfig[] {
     batch: 8,
     sorted: true,
     window: 32,
-    sessions: CORES > 1 ? CORES : 1,
-    intraOpThreads: CORES > 1 ? 1 : CORES,
+    sessions: CORES,
+    intraOpThreads: 1,
     allowSpinning: false,
   });
   return out;

@@ -1,0 +1,364 @@
+/**
+ * `npm run bench:path [-- --mix short,mixed --seconds 8 --rounds 3]`: where a lone request's
+ * time goes, hop by hop, at c=1 over HTTP. Starts the model host and router as the router
+ * benchmark does (plus the naive peer), and in each round times, one after another:
+ *
+ * - raw ORT b1 on the lone-batch session's shape (2 intra-op threads, spinning), back to back
+ *   in this process: the least the model itself takes;
+ * - the naive peer, one process doing HTTP, tokenizer and ORT;
+ * - the router, reading the segments from the router's and the host's own metrics over the
+ *   window (means per request): the router's stages, the host's request and its parts.
+ *
+ * What no metric sees is the difference of two that do: the edge (client latency minus the
+ * router's request duration: HTTP parsing before the router's clock starts, writing the answer
+ * after it stops, the loopback hop and this generator) and the gRPC leg (the router's infer
+ * stage minus the host's request duration: the grpc-js client and server, protobuf both ways,
+ * validation and two loopback hops). Writes docs/benchmarks/path.{json,md}; `--render FILE.json`
+ * renders a JSON file again, with the `analysis` lines written into it, as `npm run bench` does.
+ */
+import { readFileSync, writeFileSync } from 'node:fs';
+import { availableParallelism, cpus, loadavg } from 'node:os';
+import { join, resolve } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { buildCorpus, type TextMix } from './bench-corpus';
+import { round } from './bench-measure';
+import { loadBenchModel, type BenchModel } from './bench-model.loader';
+import {
+  startBenchHost,
+  startProcess,
+  waitReady,
+  ROOT,
+  type BenchProcess,
+} from './bench-processes';
+import { ensureBuiltAndGenerated, repositoryVariant } from './bench-setup';
+import { postJson } from './http-post';
+import { RawOrtArm, type RawConfig } from './raw-ort.arm';
+
+const MODEL = 'intent-zh';
+const VERSION = 2;
+const TASK = 'intent';
+const KEY = 'acme-demo-key';
+const CORES = availableParallelism();
+const LONE: RawConfig = {
+  batch: 1,
+  sorted: false,
+  sessions: 1,
+  intraOpThreads: CORES,
+  allowSpinning: true,
+};
+
+interface Args {
+  render?: string;
+  mixes: TextMix[];
+  seconds: number;
+  rounds: number;
+  models: string;
+  out: string;
+}
+
+function parseArgs(argv: string[]): Args {
+  const get = (flag: string) => {
+    const i = argv.indexOf(flag);
+    return i >= 0 ? argv[i + 1] : undefined;
+  };
+  const mixes = (get('--mix') ?? 'short').split(',') as TextMix[];
+  for (const m of mixes) {
+    if (!['short', 'mixed', 'long'].includes(m)) throw new Error(`--mix: unknown mix '${m}'`);
+  }
+  return {
+    render: get('--render'),
+    mixes,
+    seconds: Number(get('--seconds') ?? 8),
+    rounds: Number(get('--rounds') ?? 3),
+    models: resolve(get('--models') ?? join(ROOT, '.bench-models')),
+    out: get('--out') ?? join(ROOT, 'docs', 'benchmarks', 'path'),
+  };
+}
+
+/** Sum and count of every series of the named metrics whose labels contain `model`. */
+export function metricSums(text: string, model: string): Map<string, number> {
+  const out = new Map<string, number>();
+  for (const line of text.split('\n')) {
+    const m = /^(\w+)(?:\{([^}]*)\})?\s+(\S+)/.exec(line);
+    if (!m || !(m[2] ?? '').includes(`model="${model}"`)) continue;
+    const stage = /stage="(\w+)"/.exec(m[2] ?? '')?.[1];
+    const key = stage ? `${m[1]}{${stage}}` : m[1]!;
+    out.set(key, (out.get(key) ?? 0) + Number(m[3]));
+  }
+  return out;
+}
+
+async function scrape(url: string): Promise<Map<string, number>> {
+  return metricSums(await (await fetch(url)).text(), MODEL);
+}
+
+/** The lone request's segments, ms per request (means over the window). */
+export interface PathSegments {
+  client: number;
+  edge: number;
+  routerQueue: number;
+  tokenize: number;
+  grpcLeg: number;
+  hostQueue: number;
+  hostInput: number;
+  ortRun: number;
+  hostOutput: number;
+  workerHop: number;
+  postprocess: number;
+  routerRest: number;
+}
+
+/**
+ * Per-request means from two scrapes of the router's and the host's metrics and the client's
+ * mean latency. Router histograms are in seconds, the host's Triton counters in µs.
+ */
+export function segmentsOf(
+  router: [Map<string, number>, Map<string, number>],
+  host: [Map<string, number>, Map<string, number>],
+  clientMs: number,
+): PathSegments {
+  const d = (pair: [Map<string, number>, Map<string, number>], k: string) =>
+    (pair[1].get(k) ?? 0) - (pair[0].get(k) ?? 0);
+  const n = Math.max(1, d(router, 'mesh_router_request_duration_seconds_count'));
+  const r = (k: string) => (d(router, k) / n) * 1000;
+  const stage = (s: string) => r(`mesh_router_stage_duration_seconds_sum{${s}}`);
+  const hn = Math.max(1, d(host, 'nv_inference_request_success'));
+  const h = (k: string) => d(host, `nv_inference_${k}_duration_us`) / hn / 1000;
+  const total = r('mesh_router_request_duration_seconds_sum');
+  const infer = stage('infer');
+  const hostRequest = h('request');
+  const parts = {
+    hostQueue: h('queue'),
+    hostInput: h('compute_input'),
+    ortRun: h('compute_infer'),
+    hostOutput: h('compute_output'),
+  };
+  const staged = stage('queue') + stage('tokenize') + infer + stage('postprocess');
+  const seg: PathSegments = {
+    client: clientMs,
+    edge: clientMs - total,
+    routerQueue: stage('queue'),
+    tokenize: stage('tokenize'),
+    grpcLeg: infer - hostRequest,
+    ...parts,
+    workerHop: hostRequest - parts.hostQueue - parts.hostInput - parts.ortRun - parts.hostOutput,
+    postprocess: stage('postprocess'),
+    routerRest: total - staged,
+  };
+  return Object.fromEntries(
+    Object.entries(seg).map(([k, v]: [string, number]) => [k, round(v, 3)]),
+  ) as unknown as PathSegments;
+}
+
+interface Loop {
+  mean: number;
+  p50: number;
+  requests: number;
+}
+
+/** c=1 closed loop for `seconds` after a warm-up; latencies in ms. */
+async function loop(shot: (i: number) => Promise<void>, seconds: number): Promise<Loop> {
+  for (let i = 0; i < 200; i++) await shot(i);
+  const lat: number[] = [];
+  const end = performance.now() + seconds * 1000;
+  for (let i = 0; performance.now() < end; i++) {
+    const t = performance.now();
+    await shot(i);
+    lat.push(performance.now() - t);
+  }
+  lat.sort((a, b) => a - b);
+  return {
+    mean: round(lat.reduce((a, b) => a + b, 0) / lat.length, 3),
+    p50: round(lat[Math.floor(lat.length / 2)] ?? NaN, 3),
+    requests: lat.length,
+  };
+}
+
+interface RoundResult {
+  mix: TextMix;
+  round: number;
+  raw: { mean: number; p50: number };
+  peer: Loop;
+  router: Loop & { segments: PathSegments };
+}
+
+interface Mesh {
+  host: BenchProcess;
+  router: BenchProcess;
+  peer: BenchProcess;
+}
+
+async function oneRound(
+  args: Args,
+  model: BenchModel,
+  mesh: Mesh,
+  mix: TextMix,
+  k: number,
+): Promise<RoundResult> {
+  const corpus = buildCorpus(mix, 2000);
+  const body = (i: number) => JSON.stringify({ task: TASK, text: corpus[i % corpus.length] });
+  const rawBatches = RawOrtArm.prepare(model, corpus, LONE);
+  const raw = await RawOrtArm.measure(model, LONE, rawBatches, args.seconds * 500, 20);
+  const peer = await loop((i) => postJson(`${mesh.peer.url}/predict`, body(i)), args.seconds);
+  const routerMetrics = `${mesh.router.url}/metrics`;
+  const hostMetrics = `${mesh.host.urls.metrics!}/metrics`;
+  const r0 = await scrape(routerMetrics);
+  const h0 = await scrape(hostMetrics);
+  const router = await loop(
+    (i) => postJson(`${mesh.router.url}/v1/predict`, body(i), KEY),
+    args.seconds,
+  );
+  const r1 = await scrape(routerMetrics);
+  const h1 = await scrape(hostMetrics);
+  // The warm-up is inside the scraped window too: its 200 requests are few against thousands.
+  const segments = segmentsOf([r0, r1], [h0, h1], router.mean);
+  return {
+    mix,
+    round: k + 1,
+    raw: { mean: round(1000 / raw.throughput, 3), p50: raw.p50 },
+    peer,
+    router: { ...router, segments },
+  };
+}
+
+const ROWS: [keyof PathSegments, string][] = [
+  ['client', 'client latency, mean'],
+  ['edge', 'edge: HTTP in and out around the router’s clock, loopback, generator'],
+  ['routerQueue', 'router: hooks, controller, auth, validation, admission, route'],
+  ['tokenize', 'router: tokenize'],
+  ['grpcLeg', 'gRPC leg: grpc-js both ends, protobuf, host validation, 2 loopback hops'],
+  ['hostQueue', 'host: batcher queue'],
+  ['hostInput', 'host worker: input tensors'],
+  ['ortRun', 'host worker: ORT run'],
+  ['hostOutput', 'host worker: output tensors'],
+  ['workerHop', 'host: batch assembly, worker hop both ways, split'],
+  ['postprocess', 'router: postprocess'],
+  ['routerRest', 'router: the rest (result, metrics)'],
+];
+
+/** What a run writes to JSON; `analysis` is added by hand and rendered under the tables. */
+interface PathReport {
+  date: string;
+  machine: string;
+  wallSeconds: number;
+  args: Pick<Args, 'mixes' | 'seconds' | 'rounds'>;
+  results: RoundResult[];
+  analysis?: string[];
+}
+
+function render(report: PathReport): string {
+  const { args, results } = report;
+  const lines = [
+    '# A lone request, hop by hop',
+    '',
+    `Machine: ${report.machine}. Run ${report.date}, ${report.wallSeconds} s: ` +
+      `\`npm run bench:path -- --mix ${args.mixes.join(',')} --seconds ${args.seconds} --rounds ${args.rounds}\`.`,
+    '',
+    'c=1 over HTTP, one request at a time. Each round times raw ORT b1 (the lone-batch',
+    'session’s shape, back to back in the bench process), the naive peer and the router, one',
+    'after another. The router’s segments are means per request from its own metrics and the',
+    'host’s (`mesh_router_stage_duration_seconds`, `nv_inference_*_duration_us`); the edge',
+    'and the gRPC leg are differences of two of those (see `bench/router/path.bench.ts`).',
+    '',
+  ];
+  for (const mix of args.mixes) {
+    const rs = results.filter((r) => r.mix === mix);
+    lines.push(
+      `## ${mix}`,
+      '',
+      `| ms per request | ${rs.map((r) => `round ${r.round}`).join(' | ')} |`,
+      `|---|${rs.map(() => '---').join('|')}|`,
+      `| raw ORT b1, mean (p50) | ${rs.map((r) => `${r.raw.mean} (${r.raw.p50})`).join(' | ')} |`,
+      `| naive peer, mean (p50) | ${rs.map((r) => `${r.peer.mean} (${r.peer.p50})`).join(' | ')} |`,
+      `| router, mean (p50) | ${rs.map((r) => `${r.router.mean} (${r.router.p50})`).join(' | ')} |`,
+      `| peer − raw, mean | ${rs.map((r) => round(r.peer.mean - r.raw.mean, 3)).join(' | ')} |`,
+      `| router − raw, mean | ${rs.map((r) => round(r.router.mean - r.raw.mean, 3)).join(' | ')} |`,
+      `| host ORT run − raw, mean | ${rs.map((r) => round(r.router.segments.ortRun - r.raw.mean, 3)).join(' | ')} |`,
+      ...ROWS.map(
+        ([k, label]) => `| ${label} | ${rs.map((r) => r.router.segments[k]).join(' | ')} |`,
+      ),
+      '',
+    );
+  }
+  if (report.analysis?.length) lines.push('## Analysis', '', ...report.analysis, '');
+  return lines.join('\n');
+}
+
+async function main(): Promise<void> {
+  const args = parseArgs(process.argv.slice(2));
+  if (args.render) {
+    const report = JSON.parse(readFileSync(args.render, 'utf8')) as PathReport;
+    writeFileSync(args.render.replace(/\.json$/, '.md'), `${render(report)}\n`);
+    return;
+  }
+  ensureBuiltAndGenerated(args.models, MODEL);
+  const model = await loadBenchModel(args.models, MODEL, VERSION);
+  const started = new Date();
+  const t0 = performance.now();
+  // As the router benchmark's mesh arm: one 1-thread instance per core, dispatch when idle.
+  const repo = repositoryVariant(
+    args.models,
+    MODEL,
+    { dispatch_when_idle: 'true' },
+    { instances: CORES },
+  );
+  const procs: BenchProcess[] = [];
+  try {
+    const host = await startBenchHost('model-host', repo.root, MODEL);
+    procs.push(host);
+    await waitReady(`${host.urls.http}/healthz/ready`);
+    const router = await startProcess(
+      'router',
+      'dist/apps/router/src/main.js',
+      [],
+      {
+        ROUTER_HTTP_PORT: '0',
+        ROUTER_GRPC_PORT: '0',
+        REDIS_KEY_PREFIX: `bench-path-${process.pid}`,
+        MODEL_REPOSITORY: repo.root,
+        KSERVE_ENDPOINTS: host.urls.grpc!.replace(/^grpc:\/\//, ''),
+      },
+      ['http', 'grpc'],
+    );
+    procs.push(router);
+    await waitReady(`${router.url}/healthz/ready`);
+    const peer = await startProcess(
+      'naive-peer',
+      'dist/bench/router/naive-peer.server.js',
+      [args.models, MODEL, String(VERSION), String(CORES), '1'],
+      {},
+      ['http'],
+    );
+    procs.push(peer);
+    const results: RoundResult[] = [];
+    for (const mix of args.mixes) {
+      for (let k = 0; k < args.rounds; k++) {
+        const r = await oneRound(args, model, { host, router, peer }, mix, k);
+        console.log(`bench:path: ${mix} round ${r.round}: ${JSON.stringify(r)}`);
+        results.push(r);
+      }
+    }
+    const report: PathReport = {
+      date: started.toISOString(),
+      machine: `${CORES} cores, ${cpus()[0]?.model.trim() ?? 'unknown CPU'}; load ${loadavg()
+        .map((x) => x.toFixed(2))
+        .join(' ')} after`,
+      wallSeconds: Math.round((performance.now() - t0) / 1000),
+      args: { mixes: args.mixes, seconds: args.seconds, rounds: args.rounds },
+      results,
+    };
+    writeFileSync(`${args.out}.json`, `${JSON.stringify(report, null, 2)}\n`);
+    writeFileSync(`${args.out}.md`, `${render(report)}\n`);
+    console.log(`bench:path: wrote ${args.out}.{json,md}`);
+  } finally {
+    for (const p of procs.reverse()) await p.stop('SIGTERM');
+    repo.remove();
+  }
+}
+
+if (require.main === module) {
+  main().catch((err: unknown) => {
+    console.error(err);
+    process.exitCode = 1;
+  });
+}

@@ -1,5 +1,5 @@
 /**
- * `npm run bench:path [-- --mix short,mixed --seconds 8 --rounds 3]`: where a lone request's
+ * `npm run bench:path [-- --mix short,mixed --seconds 8 --rounds 3 --param key=value ...]`: where a lone request's
  * time goes, hop by hop, at c=1 over HTTP. Starts the model host and router as the router
  * benchmark does (plus the naive peer), and in each round times, one after another:
  *
@@ -54,6 +54,8 @@ interface Args {
   rounds: number;
   models: string;
   out: string;
+  /** Extra config.pbtxt parameters for the host's copy of the model (`--param key=value`). */
+  params: Record<string, string>;
 }
 
 function parseArgs(argv: string[]): Args {
@@ -72,6 +74,15 @@ function parseArgs(argv: string[]): Args {
     rounds: Number(get('--rounds') ?? 3),
     models: resolve(get('--models') ?? join(ROOT, '.bench-models')),
     out: get('--out') ?? join(ROOT, 'docs', 'benchmarks', 'path'),
+    params: Object.fromEntries(
+      argv.flatMap((a, i) => {
+        if (a !== '--param') return [];
+        const kv = argv[i + 1] ?? '';
+        const eq = kv.indexOf('=');
+        if (eq <= 0) throw new Error(`--param wants key=value (got '${kv}')`);
+        return [[kv.slice(0, eq), kv.slice(eq + 1)]];
+      }),
+    ),
   };
 }
 
@@ -156,9 +167,16 @@ interface Loop {
   requests: number;
 }
 
-/** c=1 closed loop for `seconds` after a warm-up; latencies in ms. */
+/** Each timed loop starts after this much c=1 traffic, outside the scraped window. */
+const WARM_UP_MS = 3000;
+
+async function warmUp(shot: (i: number) => Promise<void>): Promise<void> {
+  const end = performance.now() + WARM_UP_MS;
+  for (let i = 0; i < 200 || performance.now() < end; i++) await shot(i);
+}
+
+/** c=1 closed loop for `seconds` (after `warmUp`); latencies in ms. */
 async function loop(shot: (i: number) => Promise<void>, seconds: number): Promise<Loop> {
-  for (let i = 0; i < 200; i++) await shot(i);
   const lat: number[] = [];
   const end = performance.now() + seconds * 1000;
   for (let i = 0; performance.now() < end; i++) {
@@ -199,18 +217,18 @@ async function oneRound(
   const body = (i: number) => JSON.stringify({ task: TASK, text: corpus[i % corpus.length] });
   const rawBatches = RawOrtArm.prepare(model, corpus, LONE);
   const raw = await RawOrtArm.measure(model, LONE, rawBatches, args.seconds * 500, 20);
-  const peer = await loop((i) => postJson(`${mesh.peer.url}/predict`, body(i)), args.seconds);
+  const peerShot = (i: number) => postJson(`${mesh.peer.url}/predict`, body(i));
+  await warmUp(peerShot);
+  const peer = await loop(peerShot, args.seconds);
+  const routerShot = (i: number) => postJson(`${mesh.router.url}/v1/predict`, body(i), KEY);
+  await warmUp(routerShot);
   const routerMetrics = `${mesh.router.url}/metrics`;
   const hostMetrics = `${mesh.host.urls.metrics!}/metrics`;
   const r0 = await scrape(routerMetrics);
   const h0 = await scrape(hostMetrics);
-  const router = await loop(
-    (i) => postJson(`${mesh.router.url}/v1/predict`, body(i), KEY),
-    args.seconds,
-  );
+  const router = await loop(routerShot, args.seconds);
   const r1 = await scrape(routerMetrics);
   const h1 = await scrape(hostMetrics);
-  // The warm-up is inside the scraped window too: its 200 requests are few against thousands.
   const segments = segmentsOf([r0, r1], [h0, h1], router.mean);
   return {
     mix,
@@ -241,7 +259,7 @@ interface PathReport {
   date: string;
   machine: string;
   wallSeconds: number;
-  args: Pick<Args, 'mixes' | 'seconds' | 'rounds'>;
+  args: Pick<Args, 'mixes' | 'seconds' | 'rounds'> & { params?: Record<string, string> };
   results: RoundResult[];
   analysis?: string[];
 }
@@ -252,11 +270,16 @@ function render(report: PathReport): string {
     '# A lone request, hop by hop',
     '',
     `Machine: ${report.machine}. Run ${report.date}, ${report.wallSeconds} s: ` +
-      `\`npm run bench:path -- --mix ${args.mixes.join(',')} --seconds ${args.seconds} --rounds ${args.rounds}\`.`,
+      `\`npm run bench:path -- --mix ${args.mixes.join(',')} --seconds ${args.seconds} --rounds ${args.rounds}${Object.entries(
+        args.params ?? {},
+      )
+        .map(([k, v]) => ` --param ${k}=${v}`)
+        .join('')}\`.`,
     '',
     'c=1 over HTTP, one request at a time. Each round times raw ORT b1 (the lone-batch',
     'session’s shape, back to back in the bench process), the naive peer and the router, one',
-    'after another. The router’s segments are means per request from its own metrics and the',
+    'after another, the peer and the router each after 3 s of warm-up. The router’s segments are',
+    'means per request over the timed window from its own metrics and the',
     'host’s (`mesh_router_stage_duration_seconds`, `nv_inference_*_duration_us`); the edge',
     'and the gRPC leg are differences of two of those (see `bench/router/path.bench.ts`).',
     '',
@@ -299,7 +322,7 @@ async function main(): Promise<void> {
   const repo = repositoryVariant(
     args.models,
     MODEL,
-    { dispatch_when_idle: 'true' },
+    { dispatch_when_idle: 'true', ...args.params },
     { instances: CORES },
   );
   const procs: BenchProcess[] = [];
@@ -344,7 +367,7 @@ async function main(): Promise<void> {
         .map((x) => x.toFixed(2))
         .join(' ')} after`,
       wallSeconds: Math.round((performance.now() - t0) / 1000),
-      args: { mixes: args.mixes, seconds: args.seconds, rounds: args.rounds },
+      args: { mixes: args.mixes, seconds: args.seconds, rounds: args.rounds, params: args.params },
       results,
     };
     writeFileSync(`${args.out}.json`, `${JSON.stringify(report, null, 2)}\n`);

@@ -244,6 +244,18 @@ export interface Answer {
  * answer is kept. Every third call is a tokenize (same route, same version choice), whose
  * answer names the pipeline. A transport error counts as status 0.
  */
+/** Loads started and not yet stopped (see stopLoads). */
+const loads = new Set<{ stop: () => Promise<Answer[]> }>();
+
+/**
+ * Stops every load still running. A test that fails before stopping its own load would leave
+ * it sending requests forever, and Jest (in band on a 2-core machine) would never exit: specs
+ * that start loads call this after each test.
+ */
+export async function stopLoads(): Promise<void> {
+  await Promise.all([...loads].map((l) => l.stop()));
+}
+
 export function startLoad(routers: () => string[], clients = 4) {
   const answers: Answer[] = [];
   let running = true;
@@ -273,14 +285,17 @@ export function startLoad(routers: () => string[], clients = 4) {
     }
   };
   const done = Promise.all(Array.from({ length: clients }, (_, w) => worker(w)));
-  return {
+  const load = {
     answers,
     async stop(): Promise<Answer[]> {
       running = false;
+      loads.delete(load);
       await done;
       return answers;
     },
   };
+  loads.add(load);
+  return load;
 }
 
 /** The host's repository index entries of the model (HTTP, as an operator would ask). */

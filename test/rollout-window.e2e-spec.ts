@@ -15,6 +15,7 @@ import {
   startCoordinator,
   startHost,
   startLoad,
+  stopLoads,
   startRouter,
   waitForRollout,
   writeRolloutRepository,
@@ -99,6 +100,8 @@ beforeAll(async () => {
     COORDINATOR_LOAD_SAMPLE_MS: String(LOAD_SAMPLE_MS),
   });
 }, 300_000);
+
+afterEach(stopLoads);
 
 afterAll(async () => {
   await coordinator?.stop('SIGKILL');

@@ -19,6 +19,7 @@ import {
   startCoordinator,
   startHost,
   startLoad,
+  stopLoads,
   startRouter,
   stateOf,
   waitForRollout,
@@ -62,6 +63,27 @@ async function leaseHolder(): Promise<{ token: number; holder: string } | undefi
   const value = await redis.get(keys.leaderLease);
   const m = value?.match(/^(\d+) (.+)$/);
   return m ? { token: Number(m[1]), holder: m[2]! } : undefined;
+}
+
+/**
+ * The leader (the lease holder in Redis) and the other replica. Start order does not decide it
+ * for good: a leader that misses renewing its lease (a stalled event loop on a loaded machine)
+ * loses it to the standby, which is the failover working.
+ */
+async function roles(): Promise<{
+  leader: StartedApp;
+  standby: StartedApp;
+  standbyId: string;
+  token: number;
+}> {
+  const lease = await leaseHolder();
+  const leader = lease && coordinators.get(lease.holder);
+  const [standbyId, standby] =
+    [...coordinators.entries()].find(([id]) => id !== lease?.holder) ?? [];
+  if (!lease || !leader || !standbyId || !standby) {
+    throw new Error(`no leader and standby (lease held by ${lease?.holder ?? 'nobody'})`);
+  }
+  return { leader, standby, standbyId, token: lease.token };
 }
 
 /** The API of a coordinator that is still running (any replica serves it). */
@@ -133,6 +155,8 @@ beforeAll(async () => {
   });
   coordinators.set('coord-b', await startCoordinator('coord-b', prefix, repo, backends));
 }, 300_000);
+
+afterEach(stopLoads);
 
 afterAll(async () => {
   await Promise.all([...coordinators.values()].map((c) => c.stop('SIGKILL')));
@@ -223,10 +247,9 @@ describe('rollout coordinator, end to end', () => {
     expect(metricSum(text, 'mesh_rollout_state', labels)).toBe(1);
     expect(metricSum(text, 'mesh_rollout_step', labels)).toBe(3);
     expect(metricSum(text, 'mesh_rollout_new_version_weight', labels)).toBe(100);
-    const leaderText = (await call(coordinators.get('coord-a')!.urls.http!, 'GET', '/metrics'))
-      .body as string;
-    const standbyText = (await call(coordinators.get('coord-b')!.urls.http!, 'GET', '/metrics'))
-      .body as string;
+    const { leader, standby } = await roles();
+    const leaderText = (await call(leader.urls.http!, 'GET', '/metrics')).body as string;
+    const standbyText = (await call(standby.urls.http!, 'GET', '/metrics')).body as string;
     // One pass per step and one for the bake (a conflicting save may re-evaluate one).
     expect(
       metricSum(leaderText, 'mesh_rollout_gate_evaluations_total', { result: 'pass' }),
@@ -312,23 +335,23 @@ describe('rollout coordinator, end to end', () => {
       (v) => v.state === 'canary' && v.step === 2,
       'canary step 2',
     );
-    const before = (await leaseHolder())!;
-    expect(before.holder).toBe('coord-a');
-    await coordinators.get('coord-a')!.stop('SIGKILL');
+    const before = await roles();
+    const successor = before.standbyId;
+    await before.leader.stop('SIGKILL');
 
     const after = await pollUntil(
       async () => {
         const lease = await leaseHolder();
-        return lease?.holder === 'coord-b' ? lease : undefined;
+        return lease?.holder === successor ? lease : undefined;
       },
-      { timeoutMs: 60_000, what: 'coord-b to take the lease' },
+      { timeoutMs: 60_000, what: `${successor} to take the lease` },
     );
     expect(after.token).toBeGreaterThan(before.token);
     const done = await waitForRollout(
       coordinatorUrl,
       created.id,
       (v) => v.state === 'completed',
-      'completed on coord-b',
+      `completed on ${successor}`,
     );
     const answers = await load.stop();
 
@@ -391,7 +414,8 @@ describe('rollout coordinator, end to end', () => {
       { timeoutMs: 60_000, what: 'the restarted host to serve versions 2 and 4 again' },
     );
     expect([1, 3].map((v) => stateOf(states, v)).includes('READY')).toBe(false);
-    const leader = coordinators.get('coord-b')!;
+    // The only coordinator left since the previous test killed the leader.
+    const { leader } = await roles();
     const reconciled = leader.logs.filter(
       (l) => l.includes('"event":"reconcile"') && l.includes(`127.0.0.1:${grpcPorts[1]}`),
     );

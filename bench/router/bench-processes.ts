@@ -110,3 +110,54 @@ export function startBenchHost(
     opts.nodeArgs,
   );
 }
+
+/** The router benchmark's model, its task and the demo tenant's key that every arm uses. */
+export const BENCH_MODEL = {
+  name: 'intent-zh',
+  version: 2,
+  task: 'intent',
+  key: 'acme-demo-key',
+} as const;
+
+export interface BenchMeshOptions {
+  /** REDIS_KEY_PREFIX of the router (one per run, so runs never share state). */
+  keyPrefix: string;
+  hostNodeArgs?: string[];
+  routerNodeArgs?: string[];
+}
+
+/**
+ * A model host serving the bench model from `repository` and a router in front of it on free
+ * ports, both ready. Each process goes into `procs` as soon as it runs, so the caller's
+ * clean-up stops it even when the other fails to start.
+ */
+export async function startBenchMesh(
+  repository: string,
+  procs: BenchProcess[],
+  o: BenchMeshOptions,
+): Promise<{ host: BenchProcess; router: BenchProcess }> {
+  const host = await startBenchHost('model-host', repository, BENCH_MODEL.name, {
+    nodeArgs: o.hostNodeArgs,
+  });
+  procs.push(host);
+  await waitReady(`${host.urls.http}/healthz/ready`);
+  const router = await startProcess(
+    'router',
+    'dist/apps/router/src/main.js',
+    [],
+    {
+      ROUTER_HTTP_PORT: '0',
+      ROUTER_GRPC_PORT: '0',
+      REDIS_KEY_PREFIX: o.keyPrefix,
+      MODEL_REPOSITORY: repository,
+      KSERVE_ENDPOINTS: host.urls.grpc!.replace(/^grpc:\/\//, ''),
+    },
+    ['http', 'grpc'],
+    undefined,
+    undefined,
+    o.routerNodeArgs,
+  );
+  procs.push(router);
+  await waitReady(`${router.url}/healthz/ready`);
+  return { host, router };
+}

@@ -6,16 +6,8 @@
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { cpuSecondsOf } from './bench-measure';
-import {
-  ROOT,
-  startBenchHost,
-  startProcess,
-  waitReady,
-  type BenchProcess,
-} from './bench-processes';
+import { BENCH_MODEL, ROOT, startBenchMesh, type BenchProcess } from './bench-processes';
 import { ensureBuiltAndGenerated, repositoryVariant } from './bench-setup';
-
-const MODEL = 'intent-zh';
 
 async function main(): Promise<void> {
   const argv = process.argv.slice(2);
@@ -25,36 +17,19 @@ async function main(): Promise<void> {
   const p = argv.indexOf('--cpu-prof');
   const profileDir = p >= 0 ? argv[p + 1] : undefined;
   const models = join(ROOT, '.bench-models');
-  ensureBuiltAndGenerated(models, MODEL);
+  ensureBuiltAndGenerated(models, BENCH_MODEL.name);
   const repo = repositoryVariant(
     models,
-    MODEL,
+    BENCH_MODEL.name,
     { dispatch_when_idle: 'true' },
     { instances: availableParallelism() },
   );
   const procs: BenchProcess[] = [];
   try {
-    const host = await startBenchHost('model-host', repo.root, MODEL);
-    procs.push(host);
-    await waitReady(`${host.urls.http}/healthz/ready`);
-    const router = await startProcess(
-      'router',
-      'dist/apps/router/src/main.js',
-      [],
-      {
-        ROUTER_HTTP_PORT: '0',
-        ROUTER_GRPC_PORT: '0',
-        REDIS_KEY_PREFIX: `bench-idle-${process.pid}`,
-        MODEL_REPOSITORY: repo.root,
-        KSERVE_ENDPOINTS: host.urls.grpc!.replace(/^grpc:\/\//, ''),
-      },
-      ['http', 'grpc'],
-      undefined,
-      undefined,
-      profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [],
-    );
-    procs.push(router);
-    await waitReady(`${router.url}/healthz/ready`);
+    const { host, router } = await startBenchMesh(repo.root, procs, {
+      keyPrefix: `bench-idle-${process.pid}`,
+      routerNodeArgs: profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [],
+    });
     await new Promise((r) => setTimeout(r, 3000));
     const pids = { router: router.pid, host: host.pid };
     const before = Object.fromEntries(Object.entries(pids).map(([k, p]) => [k, cpuSecondsOf(p)]));

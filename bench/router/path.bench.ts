@@ -24,9 +24,9 @@ import { buildCorpus, type TextMix } from './bench-corpus';
 import { round } from './bench-measure';
 import { loadBenchModel, type BenchModel } from './bench-model.loader';
 import {
-  startBenchHost,
+  BENCH_MODEL,
+  startBenchMesh,
   startProcess,
-  waitReady,
   ROOT,
   type BenchProcess,
 } from './bench-processes';
@@ -34,10 +34,7 @@ import { ensureBuiltAndGenerated, repositoryVariant } from './bench-setup';
 import { postJson } from './http-post';
 import { RawOrtArm, type RawConfig } from './raw-ort.arm';
 
-const MODEL = 'intent-zh';
-const VERSION = 2;
-const TASK = 'intent';
-const KEY = 'acme-demo-key';
+const { name: MODEL, version: VERSION, task: TASK, key: KEY } = BENCH_MODEL;
 const CORES = availableParallelism();
 const LONE: RawConfig = {
   batch: 1,
@@ -327,24 +324,9 @@ async function main(): Promise<void> {
   );
   const procs: BenchProcess[] = [];
   try {
-    const host = await startBenchHost('model-host', repo.root, MODEL);
-    procs.push(host);
-    await waitReady(`${host.urls.http}/healthz/ready`);
-    const router = await startProcess(
-      'router',
-      'dist/apps/router/src/main.js',
-      [],
-      {
-        ROUTER_HTTP_PORT: '0',
-        ROUTER_GRPC_PORT: '0',
-        REDIS_KEY_PREFIX: `bench-path-${process.pid}`,
-        MODEL_REPOSITORY: repo.root,
-        KSERVE_ENDPOINTS: host.urls.grpc!.replace(/^grpc:\/\//, ''),
-      },
-      ['http', 'grpc'],
-    );
-    procs.push(router);
-    await waitReady(`${router.url}/healthz/ready`);
+    const { host, router } = await startBenchMesh(repo.root, procs, {
+      keyPrefix: `bench-path-${process.pid}`,
+    });
     const peer = await startProcess(
       'naive-peer',
       'dist/bench/router/naive-peer.server.js',

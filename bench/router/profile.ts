@@ -12,18 +12,10 @@ import { join } from 'node:path';
 import { buildCorpus, type TextMix } from './bench-corpus';
 import { measure } from './bench-measure';
 import { postJson } from './http-post';
-import {
-  startBenchHost,
-  startProcess,
-  waitReady,
-  ROOT,
-  type BenchProcess,
-} from './bench-processes';
+import { BENCH_MODEL, startBenchMesh, ROOT, type BenchProcess } from './bench-processes';
 import { ensureBuiltAndGenerated, repositoryVariant } from './bench-setup';
 
-const MODEL = 'intent-zh';
-const TASK = 'intent';
-const KEY = 'acme-demo-key';
+const { name: MODEL, task: TASK, key: KEY } = BENCH_MODEL;
 
 interface CpuProfileNode {
   id: number;
@@ -183,29 +175,11 @@ async function profileAt(
   const procs: BenchProcess[] = [];
   const profiled = (name: string) => ['--cpu-prof', `--cpu-prof-dir=${join(dir, `c${c}`, name)}`];
   try {
-    const host = await startBenchHost('model-host', repo.root, MODEL, {
-      nodeArgs: profiled('host'),
+    const { host, router } = await startBenchMesh(repo.root, procs, {
+      keyPrefix: `bench-profile-${process.pid}-c${c}`,
+      hostNodeArgs: profiled('host'),
+      routerNodeArgs: profiled('router'),
     });
-    procs.push(host);
-    await waitReady(`${host.urls.http}/healthz/ready`);
-    const router = await startProcess(
-      'router',
-      'dist/apps/router/src/main.js',
-      [],
-      {
-        ROUTER_HTTP_PORT: '0',
-        ROUTER_GRPC_PORT: '0',
-        REDIS_KEY_PREFIX: `bench-profile-${process.pid}-c${c}`,
-        MODEL_REPOSITORY: repo.root,
-        KSERVE_ENDPOINTS: host.urls.grpc!.replace(/^grpc:\/\//, ''),
-      },
-      ['http', 'grpc'],
-      undefined,
-      undefined,
-      profiled('router'),
-    );
-    procs.push(router);
-    await waitReady(`${router.url}/healthz/ready`);
     const shot = (i: number) =>
       postJson(
         `${router.url}/v1/predict`,

@@ -14,6 +14,7 @@ import { buildCorpus, lengthHistogram, type TextMix } from './bench-corpus';
 import { measure, openLoop, round, type MeasureOptions, type PointResult } from './bench-measure';
 import { loadBenchModel, type BenchModel } from './bench-model.loader';
 import {
+  BENCH_MODEL,
   ROOT,
   startBenchHost,
   startProcess,
@@ -28,10 +29,7 @@ import { headline, renderMarkdown, type BenchPoint, type BenchReport } from './b
 
 /** The cores this process may use (follows taskset/cgroups); every arm gets all of them. */
 const CORES = availableParallelism();
-const MODEL = 'intent-zh';
-const VERSION = 2;
-const TASK = 'intent';
-const KEY = 'acme-demo-key';
+const { name: MODEL, version: VERSION, task: TASK, key: KEY } = BENCH_MODEL;
 /** Length bucket of the router in front of the Triton-like host. */
 const PAD_MULTIPLE = 16;
 

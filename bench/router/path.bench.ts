@@ -1,7 +1,8 @@
 /**
- * `npm run bench:path [-- --mix short,mixed --seconds 8 --rounds 3 --param key=value ...]`: where a lone request's
- * time goes, hop by hop, at c=1 over HTTP. Starts the model host and router as the router
- * benchmark does (plus the naive peer), and in each round times, one after another:
+ * `npm run bench:path [-- --mix short,mixed --seconds 8 --rounds 3 --param key=value ...]`:
+ * where a lone request's time goes, hop by hop, at c=1 over HTTP. Starts the model host and
+ * router as the router benchmark does (plus the naive peer), and in each round times, one
+ * after another:
  *
  * - raw ORT b1 on the lone-batch session's shape (2 intra-op threads, spinning), back to back
  *   in this process: the least the model itself takes;
@@ -83,7 +84,10 @@ function parseArgs(argv: string[]): Args {
   };
 }
 
-/** Sum and count of every series of the named metrics whose labels contain `model`. */
+/**
+ * Every series of a Prometheus text exposition whose labels name `model`, summed by metric name
+ * (histogram `_sum` and `_count` included); a `stage` label is kept in the key as `name{stage}`.
+ */
 export function metricSums(text: string, model: string): Map<string, number> {
   const out = new Map<string, number>();
   for (const line of text.split('\n')) {

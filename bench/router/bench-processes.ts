@@ -124,6 +124,8 @@ export interface BenchMeshOptions {
   keyPrefix: string;
   hostNodeArgs?: string[];
   routerNodeArgs?: string[];
+  /** The checkout whose built host and router run (another commit, for a before/after). */
+  root?: string;
 }
 
 /**
@@ -138,6 +140,7 @@ export async function startBenchMesh(
 ): Promise<{ host: BenchProcess; router: BenchProcess }> {
   const host = await startBenchHost('model-host', repository, BENCH_MODEL.name, {
     nodeArgs: o.hostNodeArgs,
+    root: o.root,
   });
   procs.push(host);
   await waitReady(`${host.urls.http}/healthz/ready`);
@@ -154,7 +157,7 @@ export async function startBenchMesh(
     },
     ['http', 'grpc'],
     undefined,
-    undefined,
+    o.root,
     o.routerNodeArgs,
   );
   procs.push(router);

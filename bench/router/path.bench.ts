@@ -14,7 +14,10 @@
  * router's request duration: HTTP parsing before the router's clock starts, writing the answer
  * after it stops, the loopback hop and this generator) and the gRPC leg (the router's infer
  * stage minus the host's request duration: the grpc-js client and server, protobuf both ways,
- * validation and two loopback hops). Writes docs/benchmarks/path.{json,md}; `--render FILE.json`
+ * validation and two loopback hops). With `--baseline DIR` (another checkout, built), its host
+ * and router run beside these and are timed in every round right after them, so a change to
+ * either shows segment by segment against the code before it, in the same conditions.
+ * Writes docs/benchmarks/path.{json,md}; `--render FILE.json`
  * renders a JSON file again, with the `analysis` lines written into it, as `npm run bench` does.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
@@ -47,6 +50,8 @@ const LONE: RawConfig = {
 
 interface Args {
   render?: string;
+  /** A built checkout whose host and router are timed beside these (`--baseline DIR`). */
+  baseline?: string;
   mixes: TextMix[];
   seconds: number;
   rounds: number;
@@ -67,6 +72,7 @@ function parseArgs(argv: string[]): Args {
   }
   return {
     render: get('--render'),
+    baseline: get('--baseline') && resolve(get('--baseline')!),
     mixes,
     seconds: Number(get('--seconds') ?? 8),
     rounds: Number(get('--rounds') ?? 3),
@@ -199,12 +205,32 @@ interface RoundResult {
   raw: { mean: number; p50: number };
   peer: Loop;
   router: Loop & { segments: PathSegments };
+  baseline?: Loop & { segments: PathSegments };
 }
 
 interface Mesh {
   host: BenchProcess;
   router: BenchProcess;
   peer: BenchProcess;
+  baseline?: { host: BenchProcess; router: BenchProcess };
+}
+
+/** c=1 through one router, with its and its host's metrics scraped around the timed loop. */
+async function timeRouter(
+  m: { host: BenchProcess; router: BenchProcess },
+  body: (i: number) => string,
+  seconds: number,
+): Promise<Loop & { segments: PathSegments }> {
+  const shot = (i: number) => postJson(`${m.router.url}/v1/predict`, body(i), KEY);
+  await warmUp(shot);
+  const routerMetrics = `${m.router.url}/metrics`;
+  const hostMetrics = `${m.host.urls.metrics!}/metrics`;
+  const r0 = await scrape(routerMetrics);
+  const h0 = await scrape(hostMetrics);
+  const loop_ = await loop(shot, seconds);
+  const r1 = await scrape(routerMetrics);
+  const h1 = await scrape(hostMetrics);
+  return { ...loop_, segments: segmentsOf([r0, r1], [h0, h1], loop_.mean) };
 }
 
 async function oneRound(
@@ -221,22 +247,15 @@ async function oneRound(
   const peerShot = (i: number) => postJson(`${mesh.peer.url}/predict`, body(i));
   await warmUp(peerShot);
   const peer = await loop(peerShot, args.seconds);
-  const routerShot = (i: number) => postJson(`${mesh.router.url}/v1/predict`, body(i), KEY);
-  await warmUp(routerShot);
-  const routerMetrics = `${mesh.router.url}/metrics`;
-  const hostMetrics = `${mesh.host.urls.metrics!}/metrics`;
-  const r0 = await scrape(routerMetrics);
-  const h0 = await scrape(hostMetrics);
-  const router = await loop(routerShot, args.seconds);
-  const r1 = await scrape(routerMetrics);
-  const h1 = await scrape(hostMetrics);
-  const segments = segmentsOf([r0, r1], [h0, h1], router.mean);
+  const router = await timeRouter(mesh, body, args.seconds);
+  const baseline = mesh.baseline ? await timeRouter(mesh.baseline, body, args.seconds) : undefined;
   return {
     mix,
     round: k + 1,
     raw: { mean: round(1000 / raw.throughput, 3), p50: raw.p50 },
     peer,
-    router: { ...router, segments },
+    router,
+    ...(baseline ? { baseline } : {}),
   };
 }
 
@@ -260,7 +279,9 @@ interface PathReport {
   date: string;
   machine: string;
   wallSeconds: number;
-  args: Pick<Args, 'mixes' | 'seconds' | 'rounds'> & { params?: Record<string, string> };
+  args: Pick<Args, 'mixes' | 'seconds' | 'rounds' | 'baseline'> & {
+    params?: Record<string, string>;
+  };
   results: RoundResult[];
   analysis?: string[];
 }
@@ -275,7 +296,7 @@ function render(report: PathReport): string {
         args.params ?? {},
       )
         .map(([k, v]) => ` --param ${k}=${v}`)
-        .join('')}\`.`,
+        .join('')}${args.baseline ? ` --baseline ${args.baseline}` : ''}\`.`,
     '',
     'c=1 over HTTP, one request at a time. Each round times raw ORT b1 (the lone-batch',
     'session’s shape, back to back in the bench process), the naive peer and the router, one',
@@ -283,8 +304,16 @@ function render(report: PathReport): string {
     'means per request over the timed window from its own metrics and the',
     'host’s (`mesh_router_stage_duration_seconds`, `nv_inference_*_duration_us`); the edge',
     'and the gRPC leg are differences of two of those (see `bench/router/path.bench.ts`).',
+    ...(args.baseline
+      ? [
+          'The baseline checkout’s host and router were timed right after these in every round;',
+          'router cells read “this checkout / baseline”.',
+        ]
+      : []),
     '',
   ];
+  const both = (r: RoundResult, pick: (x: Loop & { segments: PathSegments }) => number | string) =>
+    r.baseline ? `${pick(r.router)} / ${pick(r.baseline)}` : `${pick(r.router)}`;
   for (const mix of args.mixes) {
     const rs = results.filter((r) => r.mix === mix);
     lines.push(
@@ -294,12 +323,13 @@ function render(report: PathReport): string {
       `|---|${rs.map(() => '---').join('|')}|`,
       `| raw ORT b1, mean (p50) | ${rs.map((r) => `${r.raw.mean} (${r.raw.p50})`).join(' | ')} |`,
       `| naive peer, mean (p50) | ${rs.map((r) => `${r.peer.mean} (${r.peer.p50})`).join(' | ')} |`,
-      `| router, mean (p50) | ${rs.map((r) => `${r.router.mean} (${r.router.p50})`).join(' | ')} |`,
+      `| router, mean (p50) | ${rs.map((r) => both(r, (x) => `${x.mean} (${x.p50})`)).join(' | ')} |`,
       `| peer − raw, mean | ${rs.map((r) => round(r.peer.mean - r.raw.mean, 3)).join(' | ')} |`,
-      `| router − raw, mean | ${rs.map((r) => round(r.router.mean - r.raw.mean, 3)).join(' | ')} |`,
-      `| host ORT run − raw, mean | ${rs.map((r) => round(r.router.segments.ortRun - r.raw.mean, 3)).join(' | ')} |`,
+      `| router − raw, mean | ${rs.map((r) => both(r, (x) => round(x.mean - r.raw.mean, 3))).join(' | ')} |`,
+      `| host ORT run − raw, mean | ${rs.map((r) => both(r, (x) => round(x.segments.ortRun - r.raw.mean, 3))).join(' | ')} |`,
       ...ROWS.map(
-        ([k, label]) => `| ${label} | ${rs.map((r) => r.router.segments[k]).join(' | ')} |`,
+        ([k, label]) =>
+          `| ${label} | ${rs.map((r) => both(r, (x) => x.segments[k])).join(' | ')} |`,
       ),
       '',
     );
@@ -339,10 +369,16 @@ async function main(): Promise<void> {
       ['http'],
     );
     procs.push(peer);
+    const baseline = args.baseline
+      ? await startBenchMesh(repo.root, procs, {
+          keyPrefix: `bench-path-${process.pid}-baseline`,
+          root: args.baseline,
+        })
+      : undefined;
     const results: RoundResult[] = [];
     for (const mix of args.mixes) {
       for (let k = 0; k < args.rounds; k++) {
-        const r = await oneRound(args, model, { host, router, peer }, mix, k);
+        const r = await oneRound(args, model, { host, router, peer, baseline }, mix, k);
         console.log(`bench:path: ${mix} round ${r.round}: ${JSON.stringify(r)}`);
         results.push(r);
       }
@@ -353,7 +389,13 @@ async function main(): Promise<void> {
         .map((x) => x.toFixed(2))
         .join(' ')} after`,
       wallSeconds: Math.round((performance.now() - t0) / 1000),
-      args: { mixes: args.mixes, seconds: args.seconds, rounds: args.rounds, params: args.params },
+      args: {
+        mixes: args.mixes,
+        seconds: args.seconds,
+        rounds: args.rounds,
+        params: args.params,
+        ...(args.baseline ? { baseline: args.baseline } : {}),
+      },
       results,
     };
     writeFileSync(`${args.out}.json`, `${JSON.stringify(report, null, 2)}\n`);

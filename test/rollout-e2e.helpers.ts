@@ -239,11 +239,6 @@ export interface Answer {
   code?: string;
 }
 
-/**
- * `clients` concurrent callers, each alternating between the routers, until `stop()`; every
- * answer is kept. Every third call is a tokenize (same route, same version choice), whose
- * answer names the pipeline. A transport error counts as status 0.
- */
 /** Loads started and not yet stopped (see stopLoads). */
 const loads = new Set<{ stop: () => Promise<Answer[]> }>();
 
@@ -256,6 +251,11 @@ export async function stopLoads(): Promise<void> {
   await Promise.all([...loads].map((l) => l.stop()));
 }
 
+/**
+ * `clients` concurrent callers, each alternating between the routers, until `stop()`; every
+ * answer is kept. Every third call is a tokenize (same route, same version choice), whose
+ * answer names the pipeline. A transport error counts as status 0.
+ */
 export function startLoad(routers: () => string[], clients = 4) {
   const answers: Answer[] = [];
   let running = true;

@@ -269,3 +269,19 @@ export function round(x: number, digits: number): number {
   const f = 10 ** digits;
   return Math.round(x * f) / f;
 }
+
+/**
+ * Every series of a Prometheus text exposition whose labels name `model`, summed by metric name
+ * (histogram `_sum` and `_count` included); a `stage` label is kept in the key as `name{stage}`.
+ */
+export function metricSums(text: string, model: string): Map<string, number> {
+  const out = new Map<string, number>();
+  for (const line of text.split('\n')) {
+    const m = /^(\w+)(?:\{([^}]*)\})?\s+(\S+)/.exec(line);
+    if (!m || !(m[2] ?? '').includes(`model="${model}"`)) continue;
+    const stage = /stage="(\w+)"/.exec(m[2] ?? '')?.[1];
+    const key = stage ? `${m[1]}{${stage}}` : m[1]!;
+    out.set(key, (out.get(key) ?? 0) + Number(m[3]));
+  }
+  return out;
+}

@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 
 export const ROOT = join(__dirname, '..', '..');
@@ -163,4 +164,20 @@ export async function startBenchMesh(
   procs.push(router);
   await waitReady(`${router.url}/healthz/ready`);
   return { host, router };
+}
+
+/**
+ * The naive peer (naive-peer.server) on the bench model from `models`, with the same ORT thread
+ * budget as the host (every core, one inter-op thread); it goes into `procs` once running.
+ */
+export async function startNaivePeer(models: string, procs: BenchProcess[]): Promise<BenchProcess> {
+  const peer = await startProcess(
+    'naive-peer',
+    'dist/bench/router/naive-peer.server.js',
+    [models, BENCH_MODEL.name, String(BENCH_MODEL.version), String(availableParallelism()), '1'],
+    {},
+    ['http'],
+  );
+  procs.push(peer);
+  return peer;
 }

@@ -25,12 +25,12 @@ import { availableParallelism, cpus, loadavg } from 'node:os';
 import { join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { buildCorpus, type TextMix } from './bench-corpus';
-import { round } from './bench-measure';
+import { latencyStats, metricSums, round } from './bench-measure';
 import { loadBenchModel, type BenchModel } from './bench-model.loader';
 import {
   BENCH_MODEL,
   startBenchMesh,
-  startProcess,
+  startNaivePeer,
   ROOT,
   type BenchProcess,
 } from './bench-processes';
@@ -88,22 +88,6 @@ function parseArgs(argv: string[]): Args {
       }),
     ),
   };
-}
-
-/**
- * Every series of a Prometheus text exposition whose labels name `model`, summed by metric name
- * (histogram `_sum` and `_count` included); a `stage` label is kept in the key as `name{stage}`.
- */
-export function metricSums(text: string, model: string): Map<string, number> {
-  const out = new Map<string, number>();
-  for (const line of text.split('\n')) {
-    const m = /^(\w+)(?:\{([^}]*)\})?\s+(\S+)/.exec(line);
-    if (!m || !(m[2] ?? '').includes(`model="${model}"`)) continue;
-    const stage = /stage="(\w+)"/.exec(m[2] ?? '')?.[1];
-    const key = stage ? `${m[1]}{${stage}}` : m[1]!;
-    out.set(key, (out.get(key) ?? 0) + Number(m[3]));
-  }
-  return out;
 }
 
 async function scrape(url: string): Promise<Map<string, number>> {
@@ -191,10 +175,9 @@ async function loop(shot: (i: number) => Promise<void>, seconds: number): Promis
     await shot(i);
     lat.push(performance.now() - t);
   }
-  lat.sort((a, b) => a - b);
   return {
     mean: round(lat.reduce((a, b) => a + b, 0) / lat.length, 3),
-    p50: round(lat[Math.floor(lat.length / 2)] ?? NaN, 3),
+    p50: round(latencyStats(lat).p50, 3),
     requests: lat.length,
   };
 }
@@ -361,14 +344,7 @@ async function main(): Promise<void> {
     const { host, router } = await startBenchMesh(repo.root, procs, {
       keyPrefix: `bench-path-${process.pid}`,
     });
-    const peer = await startProcess(
-      'naive-peer',
-      'dist/bench/router/naive-peer.server.js',
-      [args.models, MODEL, String(VERSION), String(CORES), '1'],
-      {},
-      ['http'],
-    );
-    procs.push(peer);
+    const peer = await startNaivePeer(args.models, procs);
     const baseline = args.baseline
       ? await startBenchMesh(repo.root, procs, {
           keyPrefix: `bench-path-${process.pid}-baseline`,

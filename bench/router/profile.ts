@@ -10,7 +10,7 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { buildCorpus, type TextMix } from './bench-corpus';
-import { measure } from './bench-measure';
+import { measure, metricSums } from './bench-measure';
 import { postJson } from './http-post';
 import { BENCH_MODEL, startBenchMesh, ROOT, type BenchProcess } from './bench-processes';
 import { ensureBuiltAndGenerated, repositoryVariant } from './bench-setup';
@@ -117,13 +117,8 @@ const HOST_COUNTERS = [
 
 /** The host's Triton counters for one model, summed over versions. */
 export function hostCounters(text: string, model: string): Record<string, number> {
-  const out: Record<string, number> = Object.fromEntries(HOST_COUNTERS.map((c) => [c, 0]));
-  for (const line of text.split('\n')) {
-    const m = /^(nv_inference_\w+)\{([^}]*)\}\s+(\S+)/.exec(line);
-    if (!m || !(m[1]! in out) || !m[2]!.includes(`model="${model}"`)) continue;
-    out[m[1]!]! += Number(m[3]);
-  }
-  return out;
+  const sums = metricSums(text, model);
+  return Object.fromEntries(HOST_COUNTERS.map((c) => [c, sums.get(c) ?? 0]));
 }
 
 async function scrape(url: string): Promise<Record<string, number>> {

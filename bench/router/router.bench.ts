@@ -15,6 +15,7 @@ import { measure, openLoop, round, type MeasureOptions, type PointResult } from 
 import { loadBenchModel, type BenchModel } from './bench-model.loader';
 import {
   BENCH_MODEL,
+  startNaivePeer,
   ROOT,
   startBenchHost,
   startProcess,
@@ -263,14 +264,7 @@ async function main(): Promise<void> {
     if (routerPlain) await waitReady(`${routerPlain.url}/healthz/ready`);
     if (routerUnary) await waitReady(`${routerUnary.url}/healthz/ready`);
     if (routerBaseline) await waitReady(`${routerBaseline.url}/healthz/ready`);
-    const peer = await startProcess(
-      'naive-peer',
-      'dist/bench/router/naive-peer.server.js',
-      [args.models, MODEL, String(VERSION), String(CORES), '1'],
-      {},
-      ['http'],
-    );
-    all.push(peer);
+    const peer = await startNaivePeer(args.models, all);
     const procs: Procs = {
       hostMesh,
       hostTriton,

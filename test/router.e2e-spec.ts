@@ -1,4 +1,5 @@
 /* eslint-disable @typescript-eslint/no-explicit-any, @typescript-eslint/no-unsafe-return -- wire JSON and grpc-js dynamic clients are untyped by nature */
+import * as grpc from '@grpc/grpc-js';
 import { createRedisClient } from '@mesh/config';
 import { RoutingTableRepository } from '@mesh/routing';
 import type Redis from 'ioredis';
@@ -498,6 +499,95 @@ describe('HTTP and gRPC', () => {
       );
       expect(failed.error?.code).toBe(5); // NOT_FOUND
       expect(failed.metadata?.get('x-request-id')).toEqual(['grpc-failed']);
+    } finally {
+      client.close();
+    }
+  });
+});
+
+describe('PredictStream', () => {
+  /** Sends every request on one stream, half-closes it, and collects the answers by id. */
+  function streamAll(
+    client: any,
+    requests: { id: string; request: object }[],
+    md: Record<string, string>,
+  ): Promise<{ answers: Map<string, any>; code: number }> {
+    const metadata = new grpc.Metadata();
+    for (const [k, v] of Object.entries(md)) metadata.set(k, v);
+    const stream = client.PredictStream(metadata, { deadline: Date.now() + 30_000 });
+    const answers = new Map<string, any>();
+    stream.on('data', (m: any) => answers.set(m.id, m));
+    stream.on('error', () => undefined);
+    const done = new Promise<{ answers: Map<string, any>; code: number }>((resolve) =>
+      stream.on('status', (s: grpc.StatusObject) => resolve({ answers, code: s.code })),
+    );
+    for (const r of requests) stream.write(r);
+    stream.end();
+    return done;
+  }
+
+  it('answers every request of a stream by id, as unary Predict does, errors included', async () => {
+    const client = predictorClient(mesh.grpcAddress);
+    const md = { authorization: `Bearer ${ALL_KEY}` };
+    try {
+      const good = DEMO_VERSIONS.map((v, i) => ({
+        id: `v${i}`,
+        request: { task: `pin-${v.model}-v${v.version}`, text: TEXTS[i % TEXTS.length] },
+      }));
+      const bad = [
+        { id: 'no-task', request: { task: '', text: 'x' } },
+        { id: 'unknown-task', request: { task: 'no-such-task', text: 'x' } },
+        { id: 'too-long', request: { task: 'pin-intent-zh-v2', text: 'x'.repeat(200_000) } },
+      ];
+      const { answers, code } = await streamAll(client, [...good, ...bad], md);
+      expect(code).toBe(grpc.status.OK);
+      expect([...answers.keys()].sort()).toEqual([...good, ...bad].map((r) => r.id).sort());
+      for (const r of good) {
+        const unary = g0(await grpcCall(client, 'Predict', r.request, md));
+        const streamed = answers.get(r.id);
+        expect(streamed.result).toBe('response');
+        expect(streamed.response).toMatchObject({ model: unary.model, version: unary.version });
+        expect(streamed.response.prediction.label).toBe(unary.prediction.label);
+        expect(streamed.response.prediction.score).toBeCloseTo(unary.prediction.score, 5);
+        expect(streamed.response.prediction.embedding.length).toBe(
+          unary.prediction.embedding.length,
+        );
+      }
+      for (const r of bad) {
+        const unary = await grpcCall(client, 'Predict', r.request, md);
+        const streamed = answers.get(r.id);
+        expect(streamed.result).toBe('error');
+        expect(streamed.error.code).toBe(unary.error?.code);
+        expect(streamed.error.message).toBe(unary.error?.details);
+        expect(streamed.error.meshCode).toBe(unary.error?.metadata.get('x-mesh-error-code')[0]);
+      }
+      expect(answers.get('no-task').error.message).toContain('task');
+      expect(answers.get('too-long').error.meshCode).toBe('TEXT_TOO_LONG');
+    } finally {
+      client.close();
+    }
+  });
+
+  it('refuses each request of a stream without a valid key on the stream, not the connection', async () => {
+    const client = predictorClient(mesh.grpcAddress);
+    try {
+      const requests = [1, 2].map((i) => ({
+        id: `r${i}`,
+        request: { task: 'sentiment', text: 'fine' },
+      }));
+      const { answers, code } = await streamAll(client, requests, {
+        authorization: 'Bearer wrong-key',
+      });
+      expect(code).toBe(grpc.status.OK);
+      for (const id of ['r1', 'r2']) {
+        expect(answers.get(id).error).toMatchObject({
+          code: grpc.status.UNAUTHENTICATED,
+          meshCode: 'UNAUTHENTICATED',
+        });
+      }
+      // The same client still works with a good key.
+      const ok = await streamAll(client, requests, { authorization: `Bearer ${ALL_KEY}` });
+      expect(ok.answers.get('r1').result).toBe('response');
     } finally {
       client.close();
     }

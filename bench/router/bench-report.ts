@@ -48,6 +48,9 @@ export interface MixHeadline {
    */
   addedP50Http: number;
   addedP50Grpc: number;
+  /** The same over PredictStream (the `router-grpc-stream` arm), when it ran. */
+  addedP50GrpcStream?: number;
+  routerGrpcStreamP50?: number;
   rawP50: number;
   rawB1Arm: string;
   routerP50: number;
@@ -113,6 +116,7 @@ function mixHeadline(points: readonly BenchPoint[], mix: TextMix, cores: number)
   const rawB1 = raws.filter((p) => p.arm.startsWith('raw b1 ')).sort((a, b) => a.p50 - b.p50)[0];
   const r1 = find(points, 'router', mix, 1);
   const g1 = find(points, 'router-grpc', mix, 1);
+  const s1 = find(points, 'router-grpc-stream', mix, 1);
   const n1 = find(points, 'naive-peer', mix, 1);
   const r32 = find(points, 'router', mix, 32);
   const g32 = find(points, 'router-grpc', mix, 32);
@@ -135,6 +139,10 @@ function mixHeadline(points: readonly BenchPoint[], mix: TextMix, cores: number)
     routerBest: routerBest?.throughput ?? NaN,
     addedP50Http: r2((r1?.p50 ?? NaN) - (rawB1?.p50 ?? NaN)),
     addedP50Grpc: r2((g1?.p50 ?? NaN) - (rawB1?.p50 ?? NaN)),
+    ...(s1 && {
+      addedP50GrpcStream: r2(s1.p50 - (rawB1?.p50 ?? NaN)),
+      routerGrpcStreamP50: s1.p50,
+    }),
     rawP50: rawB1?.p50 ?? NaN,
     rawB1Arm: rawB1?.arm ?? '',
     routerP50: r1?.p50 ?? NaN,
@@ -231,6 +239,15 @@ export function renderMarkdown(report: BenchReport): string {
       '≤ 1 ms',
       (x) => `${x.addedP50Grpc} ms (${x.routerGrpcP50})`,
     ),
+    ...(h.mixes.some((x) => x.routerGrpcStreamP50 !== undefined)
+      ? [
+          row(
+            'added p50 at c=1 over the fastest raw ORT b1, gRPC PredictStream',
+            '≤ 1 ms',
+            (x) => `${x.addedP50GrpcStream ?? 'n/a'} ms (${x.routerGrpcStreamP50 ?? 'n/a'})`,
+          ),
+        ]
+      : []),
     row(
       'length-sorted ÷ arrival-order raw batching',
       '≥ 1.5 (mixed)',

@@ -55,11 +55,13 @@ interface Args {
 /** `router-nocoalesce`: the same router with ROUTER_COALESCE=off, so coalescing shows side by side. */
 const CLOSED_ARMS = ['router', 'router-nocoalesce', 'router-grpc', 'router-triton', 'naive-peer'];
 /**
- * Opt-in arms (`--arms`): the mesh router with traffic signals off, to price recording them,
- * gRPC into the router with coalescing off, and `router-baseline`: router and model host built in
+ * Opt-in arms (`--arms`): gRPC into the router with every request on one PredictStream call,
+ * the mesh router with traffic signals off, to price recording them, gRPC into the router with
+ * coalescing off, and `router-baseline`: router and model host built in
  * another checkout (`--baseline <dir>`, e.g. the commit before a change), the mesh before it.
  */
 const EXTRA_ARMS = [
+  'router-grpc-stream',
   'router-nosignals',
   'router-grpc-nocoalesce',
   'router-unary',
@@ -429,6 +431,11 @@ async function closedLoop(
       shot: (i) => grpc.predict(TASK, corpus[i % corpus.length]!),
       pids: { router: p.router.pid, host: p.hostMesh.pid },
       note: 'gRPC → router → KServe gRPC → host (same host as router)',
+    },
+    'router-grpc-stream': {
+      shot: (i) => grpc.predictOnStream(TASK, corpus[i % corpus.length]!),
+      pids: { router: p.router.pid, host: p.hostMesh.pid },
+      note: 'as router-grpc, every request on one PredictStream call (same router and host)',
     },
     'router-triton': {
       shot: (i) => postJson(`${p.routerTriton.url}/v1/predict`, body(i), KEY),

@@ -104,3 +104,12 @@ export class CallCancelledError extends RouterError {
     super('the caller cancelled the request');
   }
 }
+
+/** The router is shutting down and takes no new work; the caller should ask another router. */
+export class ShuttingDownError extends RouterError {
+  readonly code = 'SHUTTING_DOWN';
+
+  constructor(what: string) {
+    super(`the router is shutting down: ${what}`);
+  }
+}

@@ -3,6 +3,7 @@ import { Catch, Inject, type RpcExceptionFilter } from '@nestjs/common';
 import type { Logger } from 'pino';
 import { throwError, type Observable } from 'rxjs';
 import { describeError } from '../errors/error-view';
+import type { PredictStreamErrorMsg } from './predict.stream';
 import { LOGGER } from '../router.tokens';
 
 /** What grpc-js sends back for a failed call. */
@@ -43,4 +44,19 @@ export function toGrpcError(err: unknown, logger?: Logger): GrpcErrorResponse {
   }
   if (view.details) metadata.set('x-mesh-error-details', JSON.stringify(view.details));
   return { code: view.mapping.grpc, details: view.message, metadata };
+}
+
+/** The same mapping for a request that failed on a stream: an error message, not a status. */
+export function toStreamError(err: unknown, logger?: Logger): PredictStreamErrorMsg {
+  const view = describeError(err);
+  if (view.serverFault) logger?.error({ err }, view.message);
+  const retryAfterMs =
+    view.retryAfterMs ?? (view.retryAfterSeconds === undefined ? 0 : view.retryAfterSeconds * 1000);
+  return {
+    code: view.mapping.grpc,
+    meshCode: view.code,
+    message: view.message,
+    retryAfterMs: Math.max(0, Math.ceil(retryAfterMs)),
+    detailsJson: view.details ? JSON.stringify(view.details) : '',
+  };
 }

@@ -1,6 +1,7 @@
-import { Metadata, type ServerUnaryCall } from '@grpc/grpc-js';
-import { Controller, UseFilters } from '@nestjs/common';
-import { GrpcMethod } from '@nestjs/microservices';
+import { Metadata, type ServerDuplexStream, type ServerUnaryCall } from '@grpc/grpc-js';
+import { Controller, Inject, UseFilters, type BeforeApplicationShutdown } from '@nestjs/common';
+import { GrpcMethod, GrpcStreamCall } from '@nestjs/microservices';
+import type { Logger } from 'pino';
 import { callerGone } from '@mesh/kserve';
 import { performance } from 'node:perf_hooks';
 import { AccessLog } from '../core/access.log';
@@ -16,7 +17,13 @@ import {
   predictSchema,
   tokenizeSchema,
 } from '../http/request.schemas';
-import { GrpcErrorFilter } from './grpc-error.filter';
+import { LOGGER } from '../router.tokens';
+import { GrpcErrorFilter, toStreamError } from './grpc-error.filter';
+import {
+  PredictStreams,
+  type PredictStreamRequestMsg,
+  type PredictStreamResponseMsg,
+} from './predict.stream';
 
 interface PredictRequestMsg {
   task?: string;
@@ -36,13 +43,18 @@ interface PredictBatchRequestMsg {
  */
 @Controller()
 @UseFilters(GrpcErrorFilter)
-export class PredictorGrpcController {
+export class PredictorGrpcController implements BeforeApplicationShutdown {
+  private readonly streams: PredictStreams;
+
   constructor(
     private readonly callers: CallerService,
     private readonly predictor: PredictService,
     private readonly tasks: TasksService,
     private readonly accessLog: AccessLog,
-  ) {}
+    @Inject(LOGGER) logger: Logger,
+  ) {
+    this.streams = new PredictStreams((err) => toStreamError(err, logger));
+  }
 
   @GrpcMethod('Predictor', 'Predict')
   async predict(
@@ -50,17 +62,36 @@ export class PredictorGrpcController {
     md: Metadata,
     call: ServerUnaryCall<unknown, unknown>,
   ): Promise<object> {
-    return this.logged('Predict', md, call, async (ctx) => {
-      const tenant = this.callers.authenticate(ctx);
-      const cmd = parseRequest(predictSchema, singleOf(req));
-      const r = await this.predictor.predict(ctx, tenant, cmd);
-      return {
-        model: r.model,
-        version: r.version,
-        prediction: predictionMsg(r.prediction),
-        latencyMs: r.latencyMs,
-      };
+    return this.logged('Predict', md, call, (ctx) => this.predictOne(ctx, req));
+  }
+
+  /**
+   * Predict on one long-lived call: each message is answered on the stream (see
+   * PredictStreams), logged and metered as its own request under its own id.
+   */
+  @GrpcStreamCall('Predictor', 'PredictStream')
+  predictStream(
+    call: ServerDuplexStream<PredictStreamRequestMsg, PredictStreamResponseMsg>,
+  ): Promise<void> {
+    return this.streams.serve(call, (req, signal) => {
+      const ctx = callContext(
+        'grpc',
+        (name) => {
+          // Each request is logged under its own id; the rest applies to the whole stream.
+          if (name === 'x-request-id') return req.id || undefined;
+          const v = call.metadata.get(name)[0];
+          return typeof v === 'string' ? v : undefined;
+        },
+        undefined,
+        signal,
+      );
+      return this.recorded('PredictStream', ctx, (c) => this.predictOne(c, req.request ?? {}));
     });
+  }
+
+  /** Open streams end once they have answered what they hold; grpc-js then shuts down. */
+  beforeApplicationShutdown(): void {
+    this.streams.drain();
   }
 
   @GrpcMethod('Predictor', 'PredictBatch')
@@ -106,7 +137,20 @@ export class PredictorGrpcController {
     });
   }
 
-  /** Runs one call and writes its access-log line with the gRPC status it ends with. */
+  /** One Predict, unary or streamed: authenticate, validate, predict, map the answer. */
+  private async predictOne(ctx: CallContext, req: PredictRequestMsg): Promise<object> {
+    const tenant = this.callers.authenticate(ctx);
+    const cmd = parseRequest(predictSchema, singleOf(req));
+    const r = await this.predictor.predict(ctx, tenant, cmd);
+    return {
+      model: r.model,
+      version: r.version,
+      prediction: predictionMsg(r.prediction),
+      latencyMs: r.latencyMs,
+    };
+  }
+
+  /** Runs one unary call: its answer carries the request id in the response headers. */
   private async logged<T>(
     method: string,
     md: Metadata,
@@ -114,12 +158,8 @@ export class PredictorGrpcController {
     handle: (ctx: CallContext) => Promise<T>,
   ): Promise<T> {
     const { ctx, release } = contextOf(md, call);
-    let status = 0;
     try {
-      return await handle(ctx);
-    } catch (err: unknown) {
-      status = describeError(err).mapping.grpc;
-      throw err;
+      return await this.recorded(method, ctx, handle);
     } finally {
       release();
       // The request id goes out with the answer, in the same write: sent up front, the
@@ -127,6 +167,22 @@ export class PredictorGrpcController {
       const out = new Metadata();
       out.set('x-request-id', ctx.requestId);
       call.sendMetadata(out);
+    }
+  }
+
+  /** Runs one request and writes its access-log line with the gRPC status it ends with. */
+  private async recorded<T>(
+    method: string,
+    ctx: CallContext,
+    handle: (ctx: CallContext) => Promise<T>,
+  ): Promise<T> {
+    let status = 0;
+    try {
+      return await handle(ctx);
+    } catch (err: unknown) {
+      status = describeError(err).mapping.grpc;
+      throw err;
+    } finally {
       this.accessLog.record({
         requestId: ctx.requestId,
         transport: 'grpc',

@@ -1,9 +1,11 @@
 /* eslint-disable @typescript-eslint/no-explicit-any, @typescript-eslint/no-unsafe-return -- wire JSON and grpc-js dynamic clients are untyped by nature */
 import * as grpc from '@grpc/grpc-js';
+import * as protoLoader from '@grpc/proto-loader';
 import { createRedisClient } from '@mesh/config';
 import { RoutingTableRepository } from '@mesh/routing';
 import type Redis from 'ioredis';
-import { uniquePrefix } from './support/app-process';
+import { join } from 'node:path';
+import { ROOT, uniquePrefix } from './support/app-process';
 import { pollUntil } from './support/poll';
 import {
   ACME_KEY,
@@ -563,6 +565,48 @@ describe('PredictStream', () => {
       }
       expect(answers.get('no-task').error.message).toContain('task');
       expect(answers.get('too-long').error.meshCode).toBe('TEXT_TOO_LONG');
+    } finally {
+      client.close();
+    }
+  });
+
+  it('answers bytes that are no PredictStreamRequest with INVALID_ARGUMENT and stays open', async () => {
+    const def = protoLoader.loadSync(join(ROOT, 'proto', 'mesh', 'v1', 'predictor.proto'), {
+      keepCase: false,
+      longs: Number,
+      enums: String,
+      defaults: true,
+      oneofs: true,
+    });
+    const method = (def['mesh.v1.Predictor'] as grpc.ServiceDefinition).PredictStream!;
+    // Requests go as raw bytes, so one can be junk; answers decode as usual.
+    const Raw = grpc.makeGenericClientConstructor(
+      { PredictStream: { ...method, requestSerialize: (b: Buffer) => b } },
+      'Predictor',
+    );
+    const client = new Raw(mesh.grpcAddress, grpc.credentials.createInsecure()) as any;
+    try {
+      const metadata = new grpc.Metadata();
+      metadata.set('authorization', `Bearer ${ALL_KEY}`);
+      const stream = client.PredictStream(metadata, { deadline: Date.now() + 30_000 });
+      const answers: any[] = [];
+      stream.on('data', (m: any) => answers.push(m));
+      stream.on('error', () => undefined);
+      const status = new Promise<grpc.StatusObject>((resolve) => stream.on('status', resolve));
+      // Field 2 (request), length-delimited, claiming more bytes than follow.
+      stream.write(Buffer.from([0x12, 0x7f, 0x01]));
+      stream.write(
+        method.requestSerialize({ id: 'after', request: { task: 'sentiment', text: 'fine' } }),
+      );
+      stream.end();
+      expect((await status).code).toBe(grpc.status.OK);
+      expect(answers).toHaveLength(2);
+      expect(answers.find((a) => a.id === '')).toMatchObject({
+        result: 'error',
+        error: { code: grpc.status.INVALID_ARGUMENT, meshCode: 'INVALID_ARGUMENT' },
+      });
+      expect(answers.find((a) => a.id === '').error.message).toContain('PredictStreamRequest');
+      expect(answers.find((a) => a.id === 'after')?.result).toBe('response');
     } finally {
       client.close();
     }

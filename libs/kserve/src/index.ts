@@ -158,5 +158,7 @@ export { callerGone, type CallerGone } from './caller-gone';
 export {
   invalidArgumentAnswer,
   refuseUndecodableRequests,
+  undecodableReason,
   type UndecodableAnswer,
+  type UndecodableOptions,
 } from './undecodable-request.guard';

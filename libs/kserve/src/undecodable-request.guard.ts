@@ -13,6 +13,23 @@ function isUndecodable(request: unknown): request is Undecodable {
   return typeof request === 'object' && request !== null && UNDECODABLE in request;
 }
 
+/**
+ * Why a message of a stream named in `streamsAnsweringInBand` did not decode, or undefined for a
+ * message that did.
+ */
+export function undecodableReason(request: unknown): string | undefined {
+  return isUndecodable(request) ? request[UNDECODABLE] : undefined;
+}
+
+export interface UndecodableOptions {
+  /**
+   * Request-streaming methods (paths, e.g. `/mesh.v1.Predictor/PredictStream`) whose handler
+   * answers an undecodable message inside the stream: the message reaches the handler as a
+   * value `undecodableReason()` explains, and the stream stays open.
+   */
+  streamsAnsweringInBand?: readonly string[];
+}
+
 export const invalidArgumentAnswer: UndecodableAnswer = (path, reason) => ({
   code: grpc.status.INVALID_ARGUMENT,
   details: `the request is not a valid message for ${path}: ${reason}`,
@@ -28,18 +45,25 @@ type Handler = (
  * deserializing request"), which says the server failed. It is the caller's mistake: for every
  * service added to `server` after this call, unary and server-streaming methods answer such a
  * request with `answer` (INVALID_ARGUMENT by default) instead. Client-streaming methods decode
- * message by message inside the stream and keep grpc-js's own handling.
+ * message by message inside the stream and keep grpc-js's own handling, unless they are named
+ * in `options.streamsAnsweringInBand`.
  */
 export function refuseUndecodableRequests(
   server: grpc.Server,
   answer: UndecodableAnswer = invalidArgumentAnswer,
+  options: UndecodableOptions = {},
 ): void {
   const add = server.addService.bind(server);
   server.addService = (service, implementation) => {
     const guarded: Record<string, grpc.MethodDefinition<unknown, unknown>> = { ...service };
     const impl: grpc.UntypedServiceImplementation = { ...implementation };
     for (const [name, method] of Object.entries(service)) {
-      if (method.requestStream) continue;
+      if (method.requestStream) {
+        if (options.streamsAnsweringInBand?.includes(method.path)) {
+          guarded[name] = { ...method, requestDeserialize: marking(method) };
+        }
+        continue;
+      }
       const key =
         implementation[name] === undefined && typeof method.originalName === 'string'
           ? method.originalName
@@ -48,14 +72,7 @@ export function refuseUndecodableRequests(
       if (!handler) continue;
       guarded[name] = {
         ...method,
-        requestDeserialize: (bytes: Buffer) => {
-          try {
-            return method.requestDeserialize(bytes) as unknown;
-          } catch (err: unknown) {
-            const reason = err instanceof Error ? err.message : String(err);
-            return { [UNDECODABLE]: reason } satisfies Undecodable;
-          }
-        },
+        requestDeserialize: marking(method),
       };
       const refuse = (request: Undecodable) => answer(method.path, request[UNDECODABLE]);
       const guardedHandler: Handler = (call, cb) => {
@@ -67,5 +84,17 @@ export function refuseUndecodableRequests(
       impl[key] = guardedHandler;
     }
     add(guarded, impl);
+  };
+}
+
+/** The method's decoder, with bytes that do not decode turned into an Undecodable value. */
+function marking(method: grpc.MethodDefinition<unknown, unknown>): (bytes: Buffer) => unknown {
+  return (bytes) => {
+    try {
+      return method.requestDeserialize(bytes);
+    } catch (err: unknown) {
+      const reason = err instanceof Error ? err.message : String(err);
+      return { [UNDECODABLE]: reason } satisfies Undecodable;
+    }
   };
 }

@@ -6,6 +6,7 @@ import { refuseUndecodableRequests } from '@mesh/kserve';
 import { HealthImplementation, protoPath as healthProtoPath } from 'grpc-health-check';
 import { RequestValidationError } from '../errors/router.errors';
 import { toGrpcError } from './grpc-error.filter';
+import { PREDICT_STREAM_PATH } from './predict.stream';
 
 type Options = Required<GrpcOptions>['options'];
 
@@ -40,12 +41,16 @@ export class MeshGrpcServer extends ServerGrpc {
     });
     // Bytes that are not the method's message are the caller's INVALID_ARGUMENT (grpc-js says
     // INTERNAL), answered in the mesh's error shape.
-    refuseUndecodableRequests(server, (path, reason) =>
-      toGrpcError(
-        new RequestValidationError([
-          { path: '', message: `not a valid message for ${path}: ${reason}` },
-        ]),
-      ),
+    // PredictStream answers such a message on the stream and stays open (see PredictStreams).
+    refuseUndecodableRequests(
+      server,
+      (path, reason) =>
+        toGrpcError(
+          new RequestValidationError([
+            { path: '', message: `not a valid message for ${path}: ${reason}` },
+          ]),
+        ),
+      { streamsAnsweringInBand: [PREDICT_STREAM_PATH] },
     );
     this.health.addToServer(server);
     const protoPaths = [this.meshOptions.protoPath ?? []].flat();

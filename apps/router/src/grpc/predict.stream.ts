@@ -1,6 +1,8 @@
 import type { ServerDuplexStream } from '@grpc/grpc-js';
-import { callerGone } from '@mesh/kserve';
-import { ShuttingDownError } from '../errors/router.errors';
+import { callerGone, undecodableReason } from '@mesh/kserve';
+import { RequestValidationError, ShuttingDownError } from '../errors/router.errors';
+
+export const PREDICT_STREAM_PATH = '/mesh.v1.Predictor/PredictStream';
 
 /** One request of `mesh.v1.Predictor/PredictStream` (proto names, camelCased). */
 export interface PredictStreamRequestMsg {
@@ -83,8 +85,16 @@ export class PredictStreams {
       };
       this.enders.add(endWhenAnswered);
       call.on('data', (req: PredictStreamRequestMsg) => {
-        const id = req.id ?? '';
         if (over) return;
+        // Bytes that are no PredictStreamRequest: the caller's mistake, answered (without an
+        // id, there is none to read) like an invalid unary call; the stream goes on.
+        const undecodable = undecodableReason(req);
+        if (undecodable !== undefined) {
+          const issue = { path: '', message: `not a valid PredictStreamRequest: ${undecodable}` };
+          write({ id: '', error: this.toError(new RequestValidationError([issue])) });
+          return;
+        }
+        const id = req.id ?? '';
         if (this.draining) {
           write({ id, error: this.toError(new ShuttingDownError('send again on a new stream')) });
           return;

@@ -3,8 +3,9 @@ import { chaosContext, failedChecks } from './support/chaos-context';
 
 /**
  * The fast subset of the chaos suite's fuzz scenario: its own redis-server, host and router,
- * 1,000 fuzzed requests per API (router HTTP predict and batch, router gRPC Predict and
- * PredictBatch, host KServe HTTP infer and gRPC ModelInfer). Each run draws a new seed, which a
+ * 1,000 fuzzed requests per API (router HTTP predict and batch, router gRPC Predict,
+ * PredictBatch and PredictStream, where a request is a stream of up to four messages, host KServe
+ * HTTP infer and gRPC ModelInfer). Each run draws a new seed, which a
  * failure prints; CHAOS_FUZZ_SEED replays it.
  */
 const ctx = chaosContext('fuzz');
@@ -18,7 +19,7 @@ describe('chaos: fuzzing every inference API', () => {
       seed: result.figures.seed,
       failed: [],
     });
-    expect(result.requests).toMatchObject({ sent: 6000, failed: 0 });
+    expect(result.requests).toMatchObject({ sent: 7000, failed: 0 });
     expect(result.passed).toBe(true);
   }, 180_000);
 });

@@ -137,19 +137,28 @@ export async function call<T = any>(
   return { status: res.status, headers: res.headers, body: parsed as T };
 }
 
-/** A raw grpc-js client of mesh.v1.Predictor built from proto/, as any user would. */
-export function predictorClient(
-  address: string,
-  credentials = grpc.credentials.createInsecure(),
-): any {
-  const def = protoLoader.loadSync(join(ROOT, 'proto', 'mesh', 'v1', 'predictor.proto'), {
+/** mesh.v1's package definition, loaded from proto/ as any user would. */
+function predictorProto(): protoLoader.PackageDefinition {
+  return protoLoader.loadSync(join(ROOT, 'proto', 'mesh', 'v1', 'predictor.proto'), {
     keepCase: false,
     longs: Number,
     enums: String,
     defaults: true,
     oneofs: true,
   });
-  const pkg = grpc.loadPackageDefinition(def) as any;
+}
+
+/** mesh.v1.Predictor's methods, with their serializers (for clients that send raw bytes). */
+export function predictorService(): grpc.ServiceDefinition {
+  return predictorProto()['mesh.v1.Predictor'] as grpc.ServiceDefinition;
+}
+
+/** A raw grpc-js client of mesh.v1.Predictor built from proto/, as any user would. */
+export function predictorClient(
+  address: string,
+  credentials = grpc.credentials.createInsecure(),
+): any {
+  const pkg = grpc.loadPackageDefinition(predictorProto()) as any;
   return new pkg.mesh.v1.Predictor(address, credentials);
 }
 

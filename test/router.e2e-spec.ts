@@ -1,11 +1,9 @@
 /* eslint-disable @typescript-eslint/no-explicit-any, @typescript-eslint/no-unsafe-return -- wire JSON and grpc-js dynamic clients are untyped by nature */
 import * as grpc from '@grpc/grpc-js';
-import * as protoLoader from '@grpc/proto-loader';
 import { createRedisClient } from '@mesh/config';
 import { RoutingTableRepository } from '@mesh/routing';
 import type Redis from 'ioredis';
-import { join } from 'node:path';
-import { ROOT, uniquePrefix } from './support/app-process';
+import { uniquePrefix } from './support/app-process';
 import { pollUntil } from './support/poll';
 import {
   ACME_KEY,
@@ -17,6 +15,7 @@ import {
   metricSum,
   postIgnoringEpipe,
   predictorClient,
+  predictorService,
   startMesh,
   type Mesh,
 } from './router-e2e.helpers';
@@ -571,14 +570,7 @@ describe('PredictStream', () => {
   });
 
   it('answers bytes that are no PredictStreamRequest with INVALID_ARGUMENT and stays open', async () => {
-    const def = protoLoader.loadSync(join(ROOT, 'proto', 'mesh', 'v1', 'predictor.proto'), {
-      keepCase: false,
-      longs: Number,
-      enums: String,
-      defaults: true,
-      oneofs: true,
-    });
-    const method = (def['mesh.v1.Predictor'] as grpc.ServiceDefinition).PredictStream!;
+    const method = predictorService().PredictStream!;
     // Requests go as raw bytes, so one can be junk; answers decode as usual.
     const Raw = grpc.makeGenericClientConstructor(
       { PredictStream: { ...method, requestSerialize: (b: Buffer) => b } },

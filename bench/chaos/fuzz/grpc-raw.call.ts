@@ -57,6 +57,37 @@ export function rawUnary(
   });
 }
 
+export interface RawStreamResult {
+  /** Every message the server sent, undecoded, in order. */
+  answers: Buffer[];
+  status: grpc.StatusObject;
+}
+
+/**
+ * A bidirectional call whose requests are sent as the given bytes, then half-closed; resolves
+ * with what came back once the server ends the call.
+ */
+export function rawBidi(
+  address: string,
+  path: string,
+  payloads: readonly Buffer[],
+  metadata: grpc.Metadata,
+  deadlineMs = 15_000,
+): Promise<RawStreamResult> {
+  const identity = (b: Buffer) => b;
+  return new Promise((resolve) => {
+    const call = clientFor(address).makeBidiStreamRequest(path, identity, identity, metadata, {
+      deadline: Date.now() + deadlineMs,
+    });
+    const answers: Buffer[] = [];
+    call.on('data', (b: Buffer) => answers.push(b));
+    call.on('error', () => undefined);
+    call.on('status', (status: grpc.StatusObject) => resolve({ answers, status }));
+    for (const p of payloads) call.write(p);
+    call.end();
+  });
+}
+
 /** Status codes that mean the server failed, not the request: never the answer to bad input. */
 const SERVER_FAULTS = new Set<grpc.status>([
   grpc.status.INTERNAL,

@@ -6,7 +6,7 @@ import { ERROR_TABLE, isErrorCode } from '../../../apps/router/src/errors/error-
 import { anyText, bodyOf, binaryJunk, headerText, mostly, objectOf } from './fuzz.values';
 import { erase, isObject, jsonOf, preview, type AnyFuzzTarget, type Verdict } from './fuzz.target';
 import { rawHttp, type RawHttpRequest } from './raw-http.client';
-import { grpcVerdict, rawUnary, wireJunk } from './grpc-raw.call';
+import { grpcVerdict, rawBidi, rawUnary, wireJunk } from './grpc-raw.call';
 
 export interface RouterFuzzEndpoints {
   http: string;
@@ -237,12 +237,96 @@ function routerGrpcTarget(
   });
 }
 
-/** Every router API the fuzzer covers: HTTP predict and batch, gRPC Predict and PredictBatch. */
+/**
+ * mesh.v1.Predictor/PredictStream: a few messages per stream, each a valid predict, a fuzzed
+ * one or junk bytes. The stream must end OK with one answer per message, and every error answer
+ * must carry a documented mesh code with its table's gRPC code (never a server fault).
+ */
+function routerStreamTarget(ep: RouterFuzzEndpoints): AnyFuzzTarget {
+  const m = loadPredictor().PredictStream!;
+  const request = fc.record(
+    { task: taskOf(ep.tasks), text: anyText, textPair: fc.option(anyText, { nil: undefined }) },
+    { requiredKeys: [] },
+  );
+  const message = fc.oneof(
+    {
+      weight: 6,
+      arbitrary: fc
+        .record({ id: metadataText, request: validPredict(ep.tasks) })
+        .map((msg) => m.requestSerialize(msg)),
+    },
+    {
+      weight: 6,
+      arbitrary: fc
+        .record({ id: metadataText, request }, { requiredKeys: [] })
+        .map((msg) => m.requestSerialize(msg)),
+    },
+    { weight: 1, arbitrary: wireJunk },
+    { weight: 1, arbitrary: binaryJunk },
+  );
+  const cases = fc.record({
+    auth: fc.oneof(
+      { weight: 8, arbitrary: fc.constant(`Bearer ${ep.key}`) },
+      { weight: 1, arbitrary: fc.constant(`Bearer ${ep.otherKey}`) },
+      { weight: 1, arbitrary: fc.constant(undefined) },
+    ),
+    messages: fc.array(message, { minLength: 1, maxLength: 4 }),
+  });
+  return erase({
+    api: 'router gRPC mesh.v1.Predictor/PredictStream',
+    cases,
+    describe: (c) => preview({ auth: c.auth, messages: c.messages }),
+    send: async (c) => {
+      const md = new grpc.Metadata();
+      if (c.auth !== undefined) md.set('authorization', c.auth);
+      const res = await rawBidi(ep.grpc, m.path, c.messages, md);
+      const status = grpc.status[res.status.code] ?? String(res.status.code);
+      if (res.status.code !== grpc.status.OK) {
+        return {
+          outcome: `stream ${status}`,
+          problem: `stream ended ${status}: ${res.status.details}`,
+        };
+      }
+      if (res.answers.length !== c.messages.length) {
+        return {
+          outcome: 'stream OK',
+          problem: `${res.answers.length} answers to ${c.messages.length} messages`,
+        };
+      }
+      let inStreamErrors = 0;
+      for (const bytes of res.answers) {
+        const a = m.responseDeserialize(bytes) as {
+          result?: string;
+          error?: { code: grpc.status; meshCode: string; message: string };
+        };
+        if (a.result === 'response') continue;
+        const e = a.error;
+        if (!e || !isErrorCode(e.meshCode) || e.message === '') {
+          return { outcome: 'stream OK', problem: `undocumented answer: ${preview(a)}` };
+        }
+        if (ERROR_TABLE[e.meshCode].grpc !== e.code) {
+          return { outcome: 'stream OK', problem: `${e.meshCode} sent with code ${e.code}` };
+        }
+        if (ERROR_TABLE[e.meshCode].http >= 500) {
+          return { outcome: `error ${e.meshCode}`, problem: `${e.meshCode}: ${e.message}` };
+        }
+        inStreamErrors++;
+      }
+      return { outcome: inStreamErrors > 0 ? 'stream OK, errors in-stream' : 'stream OK' };
+    },
+  });
+}
+
+/**
+ * Every router API the fuzzer covers: HTTP predict and batch, gRPC Predict, PredictBatch and
+ * PredictStream.
+ */
 export function routerFuzzTargets(ep: RouterFuzzEndpoints): AnyFuzzTarget[] {
   return [
     routerHttpTarget(ep, '/v1/predict', validPredict(ep.tasks), predictBody(taskOf(ep.tasks))),
     routerHttpTarget(ep, '/v1/predict:batch', validBatch(ep.tasks), batchBody(taskOf(ep.tasks))),
     routerGrpcTarget(ep, 'Predict'),
     routerGrpcTarget(ep, 'PredictBatch'),
+    routerStreamTarget(ep),
   ];
 }

@@ -540,4 +540,38 @@ describe('item 10: one access-log line per request', () => {
     const lines = mesh.router.logs.filter((l) => l.includes('edge-access-http'));
     expect(lines.filter((l) => l.includes('"access"'))).toHaveLength(1);
   });
+
+  it('logs each request of a PredictStream under its own id, failures with their status', async () => {
+    const client = predictorClient(mesh.grpcAddress);
+    try {
+      const metadata = new grpc.Metadata();
+      metadata.set('authorization', `Bearer ${ALL_KEY}`);
+      const stream = client.PredictStream(metadata);
+      stream.on('data', () => undefined);
+      stream.on('error', () => undefined);
+      const ended = new Promise((resolve) => stream.on('status', resolve));
+      stream.write({ id: 'edge-stream-ok', request: { task: 'qt-v2', text: '为什么' } });
+      stream.write({ id: 'edge-stream-404', request: { task: 'no-such', text: 'x' } });
+      stream.end();
+      await ended;
+    } finally {
+      client.close();
+    }
+    expect(await accessLine('edge-stream-ok')).toMatchObject({
+      requestId: 'edge-stream-ok',
+      transport: 'grpc',
+      method: 'PredictStream',
+      tenant: 'edge-all',
+      model: 'question-type-zh',
+      version: 2,
+      status: 0,
+      failed: false,
+    });
+    expect(await accessLine('edge-stream-404')).toMatchObject({
+      method: 'PredictStream',
+      task: 'no-such',
+      status: grpc.status.NOT_FOUND,
+      failed: true,
+    });
+  });
 });

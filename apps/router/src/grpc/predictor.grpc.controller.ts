@@ -74,17 +74,10 @@ export class PredictorGrpcController implements BeforeApplicationShutdown {
     call: ServerDuplexStream<PredictStreamRequestMsg, PredictStreamResponseMsg>,
   ): Promise<void> {
     return this.streams.serve(call, (req, signal) => {
-      const ctx = callContext(
-        'grpc',
-        (name) => {
-          // Each request is logged under its own id; the rest applies to the whole stream.
-          if (name === 'x-request-id') return req.id || undefined;
-          const v = call.metadata.get(name)[0];
-          return typeof v === 'string' ? v : undefined;
-        },
-        undefined,
-        signal,
-      );
+      // Each request is logged under its own id; the rest applies to the whole stream.
+      const header = (name: string) =>
+        name === 'x-request-id' ? req.id || undefined : textOf(call.metadata, name);
+      const ctx = callContext('grpc', header, undefined, signal);
       return this.recorded('PredictStream', ctx, (c) => this.predictOne(c, req.request ?? {}));
     });
   }
@@ -202,16 +195,14 @@ function contextOf(
   call: ServerUnaryCall<unknown, unknown>,
 ): { ctx: CallContext; release: () => void } {
   const gone = callerGone(call);
-  const ctx = callContext(
-    'grpc',
-    (name) => {
-      const v = md.get(name)[0];
-      return typeof v === 'string' ? v : undefined;
-    },
-    undefined,
-    gone.signal,
-  );
+  const ctx = callContext('grpc', (name) => textOf(md, name), undefined, gone.signal);
   return { ctx, release: gone.release };
+}
+
+/** A text metadata value (binary `-bin` values are not headers the router reads). */
+function textOf(md: Metadata, name: string): string | undefined {
+  const v = md.get(name)[0];
+  return typeof v === 'string' ? v : undefined;
 }
 
 function orUndefined(v: string | null | undefined): string | undefined {

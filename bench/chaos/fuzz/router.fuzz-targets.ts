@@ -176,6 +176,13 @@ const metadataText = fc
   .string({ unit: 'grapheme-ascii', maxLength: 40 })
   .map((s) => s.replace(/[^\x20-\x7e]/g, ''));
 
+/** A PredictRequest with any fields missing and wild strings in the rest. */
+const predictMessage = (tasks: readonly string[]) =>
+  fc.record(
+    { task: taskOf(tasks), text: anyText, textPair: fc.option(anyText, { nil: undefined }) },
+    { requiredKeys: [] },
+  );
+
 /** mesh.v1.Predictor Predict / PredictBatch: well-typed messages with wild strings, or raw bytes. */
 function routerGrpcTarget(
   ep: RouterFuzzEndpoints,
@@ -185,14 +192,7 @@ function routerGrpcTarget(
   const m = service[method]!;
   const message =
     method === 'Predict'
-      ? fc.record(
-          {
-            task: taskOf(ep.tasks),
-            text: anyText,
-            textPair: fc.option(anyText, { nil: undefined }),
-          },
-          { requiredKeys: [] },
-        )
+      ? predictMessage(ep.tasks)
       : fc.record(
           { task: taskOf(ep.tasks), texts: fc.array(anyText, { maxLength: 12 }) },
           { requiredKeys: [] },
@@ -244,10 +244,6 @@ function routerGrpcTarget(
  */
 function routerStreamTarget(ep: RouterFuzzEndpoints): AnyFuzzTarget {
   const m = loadPredictor().PredictStream!;
-  const request = fc.record(
-    { task: taskOf(ep.tasks), text: anyText, textPair: fc.option(anyText, { nil: undefined }) },
-    { requiredKeys: [] },
-  );
   const message = fc.oneof(
     {
       weight: 6,
@@ -258,7 +254,7 @@ function routerStreamTarget(ep: RouterFuzzEndpoints): AnyFuzzTarget {
     {
       weight: 6,
       arbitrary: fc
-        .record({ id: metadataText, request }, { requiredKeys: [] })
+        .record({ id: metadataText, request: predictMessage(ep.tasks) }, { requiredKeys: [] })
         .map((msg) => m.requestSerialize(msg)),
     },
     { weight: 1, arbitrary: wireJunk },

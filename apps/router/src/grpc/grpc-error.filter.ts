@@ -2,7 +2,7 @@ import { Metadata } from '@grpc/grpc-js';
 import { Catch, Inject, type RpcExceptionFilter } from '@nestjs/common';
 import type { Logger } from 'pino';
 import { throwError, type Observable } from 'rxjs';
-import { describeError } from '../errors/error-view';
+import { describeError, type ErrorView } from '../errors/error-view';
 import type { PredictStreamErrorMsg } from './predict.stream';
 import { LOGGER } from '../router.tokens';
 
@@ -37,10 +37,7 @@ export function toGrpcError(err: unknown, logger?: Logger): GrpcErrorResponse {
   metadata.set('x-mesh-error-code', view.code);
   if (view.retryAfterSeconds !== undefined) {
     metadata.set('retry-after', String(view.retryAfterSeconds));
-    metadata.set(
-      'grpc-retry-pushback-ms',
-      String(view.retryAfterMs ?? view.retryAfterSeconds * 1000),
-    );
+    metadata.set('grpc-retry-pushback-ms', String(retryAfterMsOf(view)));
   }
   if (view.details) metadata.set('x-mesh-error-details', JSON.stringify(view.details));
   return { code: view.mapping.grpc, details: view.message, metadata };
@@ -50,8 +47,7 @@ export function toGrpcError(err: unknown, logger?: Logger): GrpcErrorResponse {
 export function toStreamError(err: unknown, logger?: Logger): PredictStreamErrorMsg {
   const view = describeError(err);
   if (view.serverFault) logger?.error({ err }, view.message);
-  const retryAfterMs =
-    view.retryAfterMs ?? (view.retryAfterSeconds === undefined ? 0 : view.retryAfterSeconds * 1000);
+  const retryAfterMs = retryAfterMsOf(view) ?? 0;
   return {
     code: view.mapping.grpc,
     meshCode: view.code,
@@ -59,4 +55,10 @@ export function toStreamError(err: unknown, logger?: Logger): PredictStreamError
     retryAfterMs: Math.max(0, Math.ceil(retryAfterMs)),
     detailsJson: view.details ? JSON.stringify(view.details) : '',
   };
+}
+
+/** When a refusal says to retry, in milliseconds: exact when the error knows it (rate limits). */
+function retryAfterMsOf(view: ErrorView): number | undefined {
+  if (view.retryAfterSeconds === undefined) return undefined;
+  return view.retryAfterMs ?? view.retryAfterSeconds * 1000;
 }

@@ -86,6 +86,15 @@ export interface MixHeadline {
   peerCpuMsPerItem: { c1: number; c32: number };
   /** Open loop at a fixed rate: p50/p99 per arm. */
   openLoop: { rate: number; arms: Record<string, { p50: number; p99: number; errors: number }> };
+  /** The same measures for the mesh of another checkout (`router-baseline`), when that arm ran. */
+  beforeAfter?: BeforeAfter[];
+}
+
+/** One measure of the mesh before a change (the `router-baseline` arm) and after it (`router`). */
+export interface BeforeAfter {
+  measure: string;
+  before: number;
+  after: number;
 }
 
 export interface Headline {
@@ -178,13 +187,69 @@ function mixHeadline(points: readonly BenchPoint[], mix: TextMix, cores: number)
         open.map((p) => [p.arm.slice(5), { p50: p.p50, p99: p.p99, errors: p.errors }]),
       ),
     },
+    beforeAfter: beforeAfter(points, mix, top?.throughput ?? NaN, rawB1?.p50 ?? NaN),
   };
+}
+
+/**
+ * The `router` arm against `router-baseline` (the whole mesh, router and host, built in another
+ * checkout) on the headline's measures; both ran in the same interleaved rounds.
+ */
+function beforeAfter(
+  points: readonly BenchPoint[],
+  mix: TextMix,
+  ceiling: number,
+  rawB1P50: number,
+): BeforeAfter[] | undefined {
+  const at = (arm: string, c: number) => find(points, arm, mix, c);
+  if (!points.some((p) => p.mix === mix && p.arm === 'router-baseline')) return undefined;
+  const best = (arm: string) => bestOf(points, (p) => p.mix === mix && p.arm === arm)?.throughput;
+  const peer32 = at('naive-peer', 32)?.throughput ?? NaN;
+  const each = (measure: string, f: (arm: string) => number | undefined): BeforeAfter => ({
+    measure,
+    before: r2(f('router-baseline') ?? NaN),
+    after: r2(f('router') ?? NaN),
+  });
+  return [
+    each('p50 at c=1, ms', (a) => at(a, 1)?.p50),
+    each(
+      'added p50 at c=1 over the fastest raw ORT b1, ms',
+      (a) => (at(a, 1)?.p50 ?? NaN) - rawB1P50,
+    ),
+    each('requests/s at c=32', (a) => at(a, 32)?.throughput),
+    each('÷ naive peer at c=32', (a) => (at(a, 32)?.throughput ?? NaN) / peer32),
+    each('p99 at c=32, ms', (a) => at(a, 32)?.p99),
+    each('best requests/s ÷ raw-ORT ceiling', (a) => (best(a) ?? NaN) / ceiling),
+    each('router CPU-ms per request, c=1', (a) => at(a, 1)?.cpuPer1k.router),
+    each('router CPU-ms per request, c=32', (a) => at(a, 32)?.cpuPer1k.router),
+    each('host CPU-ms per item, c=1', (a) => at(a, 1)?.cpuPer1k.host),
+    each('host CPU-ms per item, c=32', (a) => at(a, 32)?.cpuPer1k.host),
+  ];
 }
 
 /** The ratios of BENCHMARKS.md and issue goals, per text mix. */
 export function headline(points: readonly BenchPoint[], cores: number): Headline {
   const mixes = [...new Set(points.map((p) => p.mix))];
   return { mixes: mixes.map((m) => mixHeadline(points, m, cores)) };
+}
+
+/** Before → after rows (one column pair per mix), when the `router-baseline` arm ran. */
+function beforeAfterTable(h: Headline): string[] {
+  const mixes = h.mixes.filter((x) => x.beforeAfter);
+  if (mixes.length === 0) return [];
+  return [
+    '',
+    '## Before → after (the `router-baseline` arm against `router`, same run)',
+    '',
+    `| measure | ${mixes.map((x) => `${x.mix}: before → after`).join(' | ')} |`,
+    `|---|${mixes.map(() => '---|').join('')}`,
+    ...mixes[0]!.beforeAfter!.map(
+      (row, i) =>
+        `| ${row.measure} | ${mixes
+          .map((x) => `${x.beforeAfter![i]!.before} → ${x.beforeAfter![i]!.after}`)
+          .join(' | ')} |`,
+    ),
+  ];
 }
 
 export function renderMarkdown(report: BenchReport): string {
@@ -289,6 +354,7 @@ export function renderMarkdown(report: BenchReport): string {
           .map(([a, v]) => `${a} ${v.p50} / ${v.p99}${v.errors ? ` (${v.errors} errors)` : ''}`)
           .join('; ')}`,
     ),
+    ...beforeAfterTable(h),
     ...(report.analysis ? ['', '## Analysis', '', report.analysis] : []),
     '',
     '## Corpus (token-length histogram)',

@@ -7,13 +7,14 @@
  * Native time inside a call (ORT's `run`, socket writes) is charged to the JS frame that made it.
  */
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { availableParallelism, tmpdir } from 'node:os';
+import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { buildCorpus, type TextMix } from './bench-corpus';
 import { measure, metricSums } from './bench-measure';
 import { postJson } from './http-post';
 import { BENCH_MODEL, startBenchMesh, ROOT, type BenchProcess } from './bench-processes';
 import { ensureBuiltAndGenerated, repositoryVariant } from './bench-setup';
+import { machineLine } from '../host/host-bench.report';
 
 const { name: MODEL, task: TASK, key: KEY } = BENCH_MODEL;
 
@@ -248,6 +249,10 @@ async function main(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'mesh-profile-'));
   const lines = [
     '# Router and host CPU profiles',
+    '',
+    `Machine: ${machineLine()}; load ${loadavg()
+      .map((x) => x.toFixed(2))
+      .join(' ')} before.`,
     '',
     `\`npm run bench:profile -- --seconds ${seconds} --mix ${mix} --concurrency ${levels.join(',')}\`, ${new Date().toISOString()}. Closed-loop HTTP predicts on ${MODEL} (small bench model). Shares are of busy samples of each thread taken during the measured window (warm-up, start-up and shutdown left out); native work (ORT's run, socket writes) counts to the JS frame that called it. Raw profiles: ${dir}.`,
   ];

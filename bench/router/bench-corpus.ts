@@ -26,6 +26,9 @@ function cjk(random: () => number, length: number): string {
   return out;
 }
 
+/** Characters of the shortest long text; short texts have 14–30 (so the two never overlap). */
+export const LONG_TEXT_MIN_CHARS = 126;
+
 /** `count` texts of the mix, the same for every run with the same seed. */
 export function buildCorpus(mix: TextMix, count: number, seed = 20261129): string[] {
   const random = seededRandom(seed + (mix === 'short' ? 1 : mix === 'long' ? 2 : 3));
@@ -33,7 +36,9 @@ export function buildCorpus(mix: TextMix, count: number, seed = 20261129): strin
   for (let i = 0; i < count; i++) {
     const long = mix === 'long' || (mix === 'mixed' && random() < 0.2);
     // 2 special tokens are added by the pipeline.
-    const chars = long ? 126 + Math.floor(random() * 129) : 14 + Math.floor(random() * 17);
+    const chars = long
+      ? LONG_TEXT_MIN_CHARS + Math.floor(random() * 129)
+      : 14 + Math.floor(random() * 17);
     out.push(cjk(random, chars));
   }
   return out;

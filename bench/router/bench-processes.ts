@@ -145,6 +145,21 @@ export async function startBenchMesh(
   });
   procs.push(host);
   await waitReady(`${host.urls.http}/healthz/ready`);
+  const router = await startBenchRouter(host, repository, procs, o);
+  return { host, router };
+}
+
+/**
+ * A router in front of `host` on free ports, ready; `env` adds to (or overrides) its settings.
+ * It goes into `procs` as soon as it runs.
+ */
+export async function startBenchRouter(
+  host: BenchProcess,
+  repository: string,
+  procs: BenchProcess[],
+  o: Pick<BenchMeshOptions, 'keyPrefix' | 'routerNodeArgs' | 'root'>,
+  env: Record<string, string> = {},
+): Promise<BenchProcess> {
   const router = await startProcess(
     'router',
     'dist/apps/router/src/main.js',
@@ -155,6 +170,7 @@ export async function startBenchMesh(
       REDIS_KEY_PREFIX: o.keyPrefix,
       MODEL_REPOSITORY: repository,
       KSERVE_ENDPOINTS: host.urls.grpc!.replace(/^grpc:\/\//, ''),
+      ...env,
     },
     ['http', 'grpc'],
     undefined,
@@ -163,7 +179,7 @@ export async function startBenchMesh(
   );
   procs.push(router);
   await waitReady(`${router.url}/healthz/ready`);
-  return { host, router };
+  return router;
 }
 
 /**

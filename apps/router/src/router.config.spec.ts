@@ -58,7 +58,7 @@ describe('router config: request coalescing', () => {
       ROUTER_COALESCE: 'on',
       ROUTER_COALESCE_IN_FLIGHT: 2,
       ROUTER_COALESCE_MAX_ROWS: 64,
-      ROUTER_COALESCE_MAX_TOKENS: 8192,
+      ROUTER_COALESCE_MAX_TOKENS: 512,
       ROUTER_COALESCE_BUCKET: 4,
     });
     expect(loadRouterConfig({ ROUTER_COALESCE: 'off' }).ROUTER_COALESCE).toBe('off');

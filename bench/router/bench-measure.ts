@@ -265,6 +265,11 @@ function agree(ws: readonly WindowStats[]): boolean {
   return within(ws.map((w) => w.throughput)) && within(ws.map((w) => w.p95));
 }
 
+/** The middle value (the upper one of the two middles for an even count), as the benches keep it. */
+export function medianOf(xs: readonly number[]): number {
+  return [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+}
+
 export function round(x: number, digits: number): number {
   const f = 10 ** digits;
   return Math.round(x * f) / f;

@@ -13,7 +13,7 @@ import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { buildCorpus, LONG_TEXT_MIN_CHARS, type TextMix } from './bench-corpus';
-import { latencyStats, round } from './bench-measure';
+import { latencyStats, medianOf, round } from './bench-measure';
 import { postJson } from './http-post';
 import {
   BENCH_MODEL,
@@ -137,8 +137,6 @@ function summarise(
   };
 }
 
-const median = (xs: readonly number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
-
 function line(r: RoundResult): string {
   return (
     `${r.perSecond}/s p50 ${r.p50} p99 ${r.p99} ms | short p50 ${r.shortP50} p99 ${r.shortP99}` +
@@ -203,7 +201,7 @@ async function main(): Promise<void> {
         }
       }
       for (const [name, rs] of results) {
-        const m = (k: keyof RoundResult) => median(rs.map((x) => x[k]));
+        const m = (k: keyof RoundResult) => medianOf(rs.map((x) => x[k]));
         const med: RoundResult = {
           perSecond: m('perSecond'),
           p50: m('p50'),

@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { BatchEncoder, BertTokenizer, PipelineRegistry } from '@mesh/preprocessing';
 import { buildBenchCorpus, histogram, type BenchCorpus } from './bench-corpus';
 import { measureOrt } from './ort-throughput';
+import { medianOf } from '../router/bench-measure';
 import { machineLine, renderMarkdown, type ArmResult, type Report } from './tokenize.report';
 import { buildArms, type Arm } from './tokenizer-arms';
 
@@ -45,8 +46,6 @@ async function window(arm: Arm, corpus: BenchCorpus): Promise<Omit<ArmResult, 'a
   };
 }
 
-const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
-
 function encoder(maxLength: number): BatchEncoder {
   return new BatchEncoder(
     BertTokenizer.fromJson(readFileSync(TOKENIZER, 'utf8')),
@@ -80,9 +79,9 @@ async function measureArms(arms: Arm[], corpora: BenchCorpus[]): Promise<ArmResu
     return {
       arm,
       corpus,
-      textsPerSec: median(rs.map((r) => r.textsPerSec)),
-      tokensPerSec: median(rs.map((r) => r.tokensPerSec)),
-      cpuUsPerText: median(rs.map((r) => r.cpuUsPerText)),
+      textsPerSec: medianOf(rs.map((r) => r.textsPerSec)),
+      tokensPerSec: medianOf(rs.map((r) => r.tokensPerSec)),
+      cpuUsPerText: medianOf(rs.map((r) => r.cpuUsPerText)),
     };
   });
 }
@@ -110,7 +109,7 @@ async function measureShare(corpora: BenchCorpus[]): Promise<Report['share']> {
       },
     };
     const cpu = [await window(arm, c), await window(arm, c), await window(arm, c)];
-    share[c.name] = { ort, jsTokenizeCpuUsPerText: median(cpu.map((r) => r.cpuUsPerText)) };
+    share[c.name] = { ort, jsTokenizeCpuUsPerText: medianOf(cpu.map((r) => r.cpuUsPerText)) };
   }
   return share;
 }

@@ -27,7 +27,7 @@ export interface BatchingPolicy {
   maxBatchTokens: number;
   /**
    * True: a free instance takes what is queued at once instead of waiting max_queue_delay for
-   * batch partners (config parameter `dispatch_when_idle`). False is Triton's rule.
+   * batch partners (config parameter `dispatch_when_idle`, default true). False is Triton's rule.
    */
   dispatchWhenIdle: boolean;
   /**
@@ -40,7 +40,7 @@ export interface BatchingPolicy {
   /**
    * With several instances, a batch takes at most its instance's share of the outstanding rows
    * (queued + running, ÷ instances, rounded up) (config parameter `balance_instances`, default
-   * = dispatch_when_idle). Without it, a free instance takes the whole queue while the others
+   * true). Without it, a free instance takes the whole queue while the others
    * run single requests as they trickle in: one large batch beside a string of batch-1 runs.
    */
   balanceInstances: boolean;

@@ -1,4 +1,6 @@
+import { parseModelConfig } from '@mesh/model-repository';
 import { ModelUnavailableError } from '../core/model-host.errors';
+import { batchingPolicyOf } from '../repository/batching-policy';
 import type { BatchingPolicy, QueuedItem } from './batching.types';
 import { DynamicBatcher } from './dynamic-batcher';
 import { ManualBatcherClock } from './manual-batcher.clock';
@@ -501,5 +503,64 @@ describe('DynamicBatcher', () => {
     expect(h.payloads()[2]).toEqual(['s40', 's30']);
     await h.finishNext();
     await Promise.all([blocker, ...rest]);
+  });
+
+  describe('the defaults, on a config as Triton users write it (no mesh parameters)', () => {
+    const asWritten = (extra = '') =>
+      batchingPolicyOf(
+        parseModelConfig(
+          `name: "m"
+platform: "onnxruntime_onnx"
+max_batch_size: 8
+input [ { name: "input_ids" data_type: TYPE_INT64 dims: [ -1 ] } ]
+output [ { name: "logits" data_type: TYPE_FP32 dims: [ 3 ] } ]
+instance_group [ { count: 1 kind: KIND_CPU } ]
+dynamic_batching { max_queue_delay_microseconds: 2000 }
+${extra}`,
+          'm/config.pbtxt',
+        ),
+      );
+
+    it('sends a request that finds an instance idle and nothing queued at once', async () => {
+      const h = harness(asWritten());
+      const a = h.batcher.submit('a', 1, 0, 0);
+      await flush();
+      expect(h.payloads()).toEqual([['a']]);
+      expect(h.clock.pendingTimers).toBe(0);
+      await h.finishNext();
+      await expect(a).resolves.toBe('done:a');
+    });
+
+    it('waits the whole max_queue_delay with dispatch_when_idle "false", as Triton', async () => {
+      const h = harness(
+        asWritten('parameters { key: "dispatch_when_idle" value: { string_value: "false" } }'),
+      );
+      const a = h.batcher.submit('a', 1, 0, 0);
+      await flush();
+      expect(h.batches).toHaveLength(0);
+      h.clock.advance(1);
+      expect(h.batches).toHaveLength(0);
+      h.clock.advance(1);
+      expect(h.payloads()).toEqual([['a']]);
+      await h.finishNext();
+      await a;
+    });
+
+    it('still forms batches under load, each instance taking its share', async () => {
+      const h = harness(asWritten(), 2);
+      const all = Array.from({ length: 10 }, (_, i) => h.batcher.submit(`r${i}`, 1, 0, 0));
+      await flush();
+      // The first two found an instance idle each; the rest queued behind them.
+      expect(h.payloads()).toEqual([['r0'], ['r1']]);
+      await h.finishNext();
+      // 8 queued + 1 running over 2 instances: a batch of 5 (balance_instances by default).
+      expect(h.payloads()[2]).toHaveLength(5);
+      await h.finishNext();
+      expect(h.payloads()[3]).toHaveLength(3);
+      while (h.batches.flat().length < 10) await h.finishNext();
+      await h.finishNext();
+      await h.finishNext();
+      await Promise.all(all);
+    });
   });
 });

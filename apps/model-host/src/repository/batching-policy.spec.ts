@@ -1,5 +1,10 @@
 import { parseModelConfig } from '@mesh/model-repository';
-import { DEFAULT_MAX_PADDING_RATIO, batchingPolicyOf } from './batching-policy';
+import {
+  DEFAULT_BALANCE_INSTANCES,
+  DEFAULT_DISPATCH_WHEN_IDLE,
+  DEFAULT_MAX_PADDING_RATIO,
+  batchingPolicyOf,
+} from './batching-policy';
 
 const config = (extra: string) =>
   parseModelConfig(
@@ -54,18 +59,34 @@ describe('batchingPolicyOf', () => {
     );
   });
 
-  it("keeps Triton's queue-delay rule unless dispatch_when_idle is set", () => {
+  it('dispatches when idle by default, and keeps Triton\'s queue-delay rule with "false"', () => {
     const param = (v: string) =>
       config(
         `dynamic_batching { }\nparameters { key: "dispatch_when_idle" value: { string_value: "${v}" } }`,
       );
-    expect(batchingPolicyOf(config('dynamic_batching { }')).dispatchWhenIdle).toBe(false);
-    expect(batchingPolicyOf(param('true')).dispatchWhenIdle).toBe(true);
+    expect(batchingPolicyOf(config('dynamic_batching { }')).dispatchWhenIdle).toBe(true);
+    expect(batchingPolicyOf(param('false')).dispatchWhenIdle).toBe(false);
     expect(batchingPolicyOf(param('0')).dispatchWhenIdle).toBe(false);
+    expect(batchingPolicyOf(param('true')).dispatchWhenIdle).toBe(true);
     expect(() => batchingPolicyOf(param('soon'))).toThrow(
       "parameter 'dispatch_when_idle' must be true or false",
     );
   });
+
+  it('reads a config as Triton users write it (no mesh parameters) with the mesh defaults', () => {
+    const p = batchingPolicyOf(
+      config(`instance_group [ { count: 1 kind: KIND_CPU } ]
+dynamic_batching { max_queue_delay_microseconds: 2000 }`),
+    );
+    expect(p).toMatchObject({
+      enabled: true,
+      maxQueueDelayUs: 2000,
+      dispatchWhenIdle: DEFAULT_DISPATCH_WHEN_IDLE,
+      balanceInstances: DEFAULT_BALANCE_INSTANCES,
+    });
+    expect([DEFAULT_DISPATCH_WHEN_IDLE, DEFAULT_BALANCE_INSTANCES]).toEqual([true, true]);
+  });
+
   it('orders batches by length unless batch_order is arrival, and rejects other values', () => {
     const param = (k: string, v: string) =>
       config(`dynamic_batching { }\nparameters { key: "${k}" value: { string_value: "${v}" } }`);
@@ -76,7 +97,7 @@ describe('batchingPolicyOf', () => {
     );
   });
 
-  it('balances instances by default only with dispatch_when_idle', () => {
+  it('balances instances by default, whatever dispatch_when_idle says', () => {
     const params = (pairs: Record<string, string>) =>
       config(
         ['dynamic_batching { }']
@@ -87,12 +108,12 @@ describe('batchingPolicyOf', () => {
           )
           .join('\n'),
       );
-    expect(batchingPolicyOf(params({})).balanceInstances).toBe(false);
-    expect(batchingPolicyOf(params({ dispatch_when_idle: 'true' })).balanceInstances).toBe(true);
+    expect(batchingPolicyOf(params({})).balanceInstances).toBe(true);
+    expect(batchingPolicyOf(params({ dispatch_when_idle: 'false' })).balanceInstances).toBe(true);
+    expect(batchingPolicyOf(params({ balance_instances: 'false' })).balanceInstances).toBe(false);
     expect(
-      batchingPolicyOf(params({ dispatch_when_idle: 'true', balance_instances: 'false' }))
-        .balanceInstances,
-    ).toBe(false);
+      batchingPolicyOf(params({ dispatch_when_idle: 'false', balance_instances: 'false' })),
+    ).toMatchObject({ dispatchWhenIdle: false, balanceInstances: false });
     expect(() => batchingPolicyOf(params({ balance_instances: 'maybe' }))).toThrow(
       "parameter 'balance_instances' must be true or false",
     );

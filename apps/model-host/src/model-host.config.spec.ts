@@ -10,15 +10,15 @@ describe('loadModelHostConfig', () => {
     ]);
     expect(c.GRPC_MAX_MESSAGE_BYTES).toBe(64 * 1024 * 1024);
     expect(c.MODEL_CONTROL_MODE).toBe('none');
-    // Threads follow the cores at load time; spinning thread pools are off.
+    // Threads follow the cores at load time; thread pools spin while a run is in progress.
     expect(c.ORT_INTRA_OP_THREADS).toBeUndefined();
-    expect(c.ORT_ALLOW_SPINNING).toBe('0');
+    expect(c.ORT_ALLOW_SPINNING).toBe('1');
   });
 
   it('takes an explicit intra-op thread count and spinning switch, and rejects others', () => {
-    const c = loadModelHostConfig({ ORT_INTRA_OP_THREADS: '3', ORT_ALLOW_SPINNING: 'true' }, []);
+    const c = loadModelHostConfig({ ORT_INTRA_OP_THREADS: '3', ORT_ALLOW_SPINNING: 'false' }, []);
     expect(c.ORT_INTRA_OP_THREADS).toBe(3);
-    expect(c.ORT_ALLOW_SPINNING).toBe('true');
+    expect(c.ORT_ALLOW_SPINNING).toBe('false');
     expect(() => loadModelHostConfig({ ORT_ALLOW_SPINNING: 'yes' }, [])).toThrow(
       /ORT_ALLOW_SPINNING/,
     );

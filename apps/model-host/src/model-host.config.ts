@@ -45,10 +45,14 @@ const hostEnv = {
     .optional(),
   ORT_GRAPH_OPTIMIZATION_LEVEL: z.enum(['disabled', 'basic', 'extended', 'all']).default('all'),
   /**
-   * ORT's thread pools spin-wait for work between and after runs; on a box shared with the
-   * event loop that burns about as much CPU as the model itself, so it is off by default.
+   * Whether every session's thread pools (instances and the lone-batch session) spin-wait for
+   * the next operator's work while a run is in progress. The worker always sets
+   * `session.force_spinning_stop`, so the spinning ends as each run returns and an idle host
+   * burns nothing; during a run it saves waking each thread per operator, which is most of a
+   * lone request's cost on 1–2 threads (ADR 0013). `0`/`false` makes them sleep between
+   * operators (a model's `allow_spinning` parameter overrides this either way).
    */
-  ORT_ALLOW_SPINNING: z.enum(['0', '1', 'false', 'true']).default('0'),
+  ORT_ALLOW_SPINNING: z.enum(['0', '1', 'false', 'true']).default('1'),
   SHUTDOWN_DRAIN_MS: positiveInt(8000, 600_000),
   /** Share (0-1) of successful inferences written to the access log; failures always are. */
   MODEL_HOST_ACCESS_LOG_SAMPLE: fraction(1),

@@ -109,8 +109,9 @@ async function main(port: Port): Promise<void> {
       graphOptimizationLevel: opts.graphOptimizationLevel,
       executionMode: 'sequential',
       // ORT reads these as strings and ignores values it does not know, so only '0' / '1'.
-      // Spinning threads stop as soon as a run returns (force_spinning_stop): they spin while a
-      // run may hand them work, never on an idle session between runs.
+      // Spinning (on by default, for every session) saves waking each pool thread per operator;
+      // force_spinning_stop ends it as soon as a run returns, so threads spin only while a run
+      // may hand them work, never on an idle session between runs.
       extra: {
         session: {
           intra_op: { allow_spinning: opts.allowSpinning ? '1' : '0' },

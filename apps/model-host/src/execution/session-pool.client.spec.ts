@@ -7,15 +7,15 @@ describe('loneSessionOptions', () => {
     intraOpThreads: 1,
     interOpThreads: 1,
     graphOptimizationLevel: 'all',
-    allowSpinning: false,
+    allowSpinning: true,
   };
 
-  it('gives the lone session its threads and spinning pools, and leaves the rest as the instances have it', () => {
-    expect(loneSessionOptions(instance, 4)).toEqual({
-      ...instance,
-      intraOpThreads: 4,
-      allowSpinning: true,
-    });
-    expect(instance.allowSpinning).toBe(false);
+  it('gives the lone session its threads and leaves the rest, spinning included, as the instances have it', () => {
+    expect(loneSessionOptions(instance, 4)).toEqual({ ...instance, intraOpThreads: 4 });
+    expect(instance.intraOpThreads).toBe(1);
+  });
+
+  it('does not spin when the instances may not (ORT_ALLOW_SPINNING=0)', () => {
+    expect(loneSessionOptions({ ...instance, allowSpinning: false }, 4).allowSpinning).toBe(false);
   });
 });

@@ -48,17 +48,18 @@ function workerEntry(): { file: string; execArgv: string[] } {
 }
 
 /**
- * The lone-batch session's options: every core it is given, and spinning thread pools. A lone
- * run has the machine to itself, and between its operators the other threads spin instead of
- * sleeping and being woken again (on a 2-core VM that cut a lone short text by about 1.5 ms,
- * with no more CPU per request); the worker stops the spinning as each run returns, so an idle
- * session burns nothing (ADR 0013).
+ * The lone-batch session's options: every core it is given; spinning as the instances have it
+ * (on by default: a lone run has the machine to itself, and between its operators the other
+ * threads spin instead of sleeping and being woken again, which on a 2-core VM cut a lone short
+ * text by about 1.5 ms with no more CPU per request; the worker stops the spinning as each run
+ * returns, so an idle session burns nothing — ADR 0013). `ORT_ALLOW_SPINNING=0` or a model's
+ * `allow_spinning: "0"` turns it off for this session too.
  */
 export function loneSessionOptions(
   options: SessionOptionsData,
   threads: number,
 ): SessionOptionsData {
-  return { ...options, intraOpThreads: threads, allowSpinning: true };
+  return { ...options, intraOpThreads: threads };
 }
 
 /**

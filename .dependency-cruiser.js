@@ -39,6 +39,14 @@ module.exports = {
       to: { path: '@nestjs' },
     },
     {
+      name: 'errors-lib-at-the-bottom',
+      comment:
+        'every lib and app raises MeshErrors, so @mesh/errors depends on no other part of the mesh',
+      severity: 'error',
+      from: { path: '^libs/errors/', pathNot: '\\.(spec|int-spec)\\.ts$' },
+      to: { path: '^(apps|libs/(?!errors/))' },
+    },
+    {
       name: 'no-test-imports-in-src',
       severity: 'error',
       from: { path: '^(apps|libs)/', pathNot: '\\.(spec|int-spec)\\.ts$' },

@@ -1,0 +1,16 @@
+export {
+  BACKEND_GRPC_STATUS,
+  ERROR_TABLE,
+  isErrorCode,
+  RETRYABLE_GRPC_STATUSES,
+  type ErrorCode,
+  type ErrorMapping,
+} from './error.table';
+export {
+  errorBody,
+  errorCodeOf,
+  isRetryable,
+  type ErrorBody,
+  type ErrorReply,
+} from './error.mapper';
+export { MeshError } from './mesh.error';

@@ -126,8 +126,16 @@ export class ModelHostService {
 
   config(name: string, version: string): ModelConfig {
     // A version that is not served has no config to answer with.
-    if (version !== '') this.models.runtime(name, version);
-    return this.models.configOf(name);
+    const runtimes = version !== '' ? [this.models.runtime(name, version)] : undefined;
+    const config = this.models.configOf(name);
+    if (config.instanceGroup.length > 0) return config;
+    // As Triton completes a config, report the instances chosen without one: routers size
+    // their calls in flight by it.
+    const count = Math.max(
+      0,
+      ...(runtimes ?? this.models.runtimes(name)).map((rt) => rt.spec.instances ?? 0),
+    );
+    return count > 0 ? { ...config, instanceGroup: [{ count, kind: 'KIND_CPU' }] } : config;
   }
 
   statistics(name: string, version: string): VersionStatistics[] {

@@ -20,6 +20,8 @@ export interface ModelVersionSpec {
   labels?: Record<string, string[]>;
   /** Limits read from the ONNX graph; absent when the graph has no recognisable embedding. */
   inputBounds?: InputBounds;
+  /** Session instances it runs: the instance_group count, or the host's choice without one. */
+  instances?: number;
 }
 
 /** Rows of a table that a client-supplied input indexes, and how messages name that table. */

@@ -264,7 +264,14 @@ export class ModelManagerService {
       if (!unchanged) toBuild.push(v);
     }
     const built = await Promise.allSettled(
-      toBuild.map((v) => loadModelVersion(this.repo, files, v, this.defaults, this.metrics)),
+      toBuild.map((v) =>
+        loadModelVersion(this.repo, files, v, this.defaults, this.metrics, (split) =>
+          this.logger.info(
+            { event: 'instance-split', ...split },
+            `model '${split.model}' version ${split.version}: ${split.instances} instances × ${split.intraOpThreads} intra-op threads (${split.reason})`,
+          ),
+        ),
+      ),
     );
     const fresh = new Map<string, ModelVersionRuntime>();
     const failed = new Map<string, string>();

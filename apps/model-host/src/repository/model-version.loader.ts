@@ -1,14 +1,21 @@
 import { ELEMENT_BYTES, configTypeToDatatype } from '@mesh/kserve';
 import type { ModelConfig } from '@mesh/model-repository';
+import { assembleBatch } from '../batching/batch-assembler';
 import type { HostMetrics } from '../core/host.metrics';
 import { HostError } from '../core/model-host.errors';
 import type { HostTensor } from '../core/inference.types';
 import { ModelVersionRuntime } from '../core/model-version.runtime';
 import type { ModelVersionSpec, TensorSpec } from '../core/model-spec';
-import type { SessionOptionsData } from '../execution/ort-worker.protocol';
+import { ORT_TYPE_OF, type SessionOptionsData } from '../execution/ort-worker.protocol';
 import { SessionPoolClient } from '../execution/session-pool.client';
 import { batchingPolicyOf } from './batching-policy';
 import { findInputBounds } from './input-bounds.finder';
+import {
+  chooseInstanceSplit,
+  configuredInstances,
+  splitForThreads,
+  type InstanceSplit,
+} from './instance-split';
 import type { ModelFiles, ModelFilesRepository } from './model-files.repository';
 import { checkModelSignature } from './model-signature.check';
 
@@ -89,11 +96,16 @@ function intParameter(config: ModelConfig, k: string): number | undefined {
   return n;
 }
 
+/** Intra-op threads set explicitly: config's intra_op_thread_count (0 = unset), else the environment. */
+function explicitIntraOpThreads(config: ModelConfig, d: SessionDefaults): number | undefined {
+  return intParameter(config, 'intra_op_thread_count') || d.intraOpThreads;
+}
+
 function sessionOptions(
   config: ModelConfig,
   path: string,
   d: SessionDefaults,
-  instances: number,
+  intraOpThreads: number,
 ): SessionOptionsData {
   const p = (k: string): string | undefined => config.parameters[k]?.stringValue;
   // 0 means "the default", as in Triton's ORT backend.
@@ -112,10 +124,7 @@ function sessionOptions(
   }
   return {
     modelPath: path,
-    intraOpThreads: int(
-      'intra_op_thread_count',
-      d.intraOpThreads ?? defaultIntraOpThreads(d.cores, instances),
-    ),
+    intraOpThreads,
     interOpThreads: int('inter_op_thread_count', d.interOpThreads),
     graphOptimizationLevel: level as SessionOptionsData['graphOptimizationLevel'],
     allowSpinning:
@@ -146,6 +155,79 @@ function warmupInputs(spec: ModelVersionSpec): HostTensor[] {
   });
 }
 
+/** Warm-up runs before timing, and timed runs (the fastest counts: the least disturbed). */
+const PROBE_WARMUP_RUNS = 1;
+const PROBE_TIMED_RUNS = 5;
+
+/**
+ * ORT time of a batch-1 run at the warm-up shape on a throwaway 1-thread session. A session that
+ * cannot be created or does not match the config fails as the real pool would.
+ */
+async function measureBatch1Ms(
+  config: ModelConfig,
+  spec: ModelVersionSpec,
+  options: SessionOptionsData,
+): Promise<number> {
+  const probe = await SessionPoolClient.start(1, { ...options, intraOpThreads: 1 }).catch(
+    (err: unknown) => {
+      throw new ModelLoadError(
+        `cannot create an ORT session for ${options.modelPath}: ${(err as Error).message}`,
+      );
+    },
+  );
+  try {
+    const problems = checkModelSignature(config, probe.inputs, probe.outputs);
+    if (problems.length > 0) throw new ModelLoadError(problems.join('; '));
+    const outputs = spec.outputs.map((o) => o.name);
+    let best = Infinity;
+    for (let i = 0; i < PROBE_WARMUP_RUNS + PROBE_TIMED_RUNS; i++) {
+      // Buffers move to the worker, so each run gets its own.
+      const feeds = assembleBatch([warmupInputs(spec)]).inputs.map((t) => ({
+        name: t.name,
+        type: ORT_TYPE_OF[t.datatype],
+        dims: t.shape,
+        buffer: t.buffer,
+      }));
+      const r = await probe.run(feeds, outputs).catch((err: unknown) => {
+        throw new ModelLoadError(`warm-up failed: ${(err as Error).message}`);
+      });
+      if (i >= PROBE_WARMUP_RUNS) best = Math.min(best, r.inferNs / 1e6);
+    }
+    return best;
+  } finally {
+    await probe.close();
+  }
+}
+
+/**
+ * Instances × intra-op threads of a version. An instance_group count always wins (threads: the
+ * explicit setting, else the cores ÷ instances). Without one the host chooses: from explicit
+ * threads, one instance per that many cores; otherwise from a measured batch-1 run
+ * (`chooseInstanceSplit`). A chosen split carries its reason, for the load log.
+ */
+export async function decideSplit(
+  config: ModelConfig,
+  spec: ModelVersionSpec,
+  path: string,
+  d: SessionDefaults,
+): Promise<InstanceSplit | { instances: number; intraOpThreads: number; reason?: undefined }> {
+  const configured = configuredInstances(config);
+  const threads = explicitIntraOpThreads(config, d);
+  if (configured !== undefined) {
+    return {
+      instances: configured,
+      intraOpThreads: threads ?? defaultIntraOpThreads(d.cores, configured),
+    };
+  }
+  if (threads !== undefined) return splitForThreads(d.cores, threads);
+  if (d.cores <= 1) return chooseInstanceSplit(d.cores, 0);
+  const probeOptions = sessionOptions(config, path, d, 1);
+  return chooseInstanceSplit(d.cores, await measureBatch1Ms(config, spec, probeOptions));
+}
+
+/** Told how a version without an instance count was split (one info line per version). */
+export type SplitObserver = (split: InstanceSplit & { model: string; version: string }) => void;
+
 /**
  * Builds one version completely — hash check, sessions, signature check, warm-up — before it
  * is handed out. On any failure the sessions started so far are closed again.
@@ -156,6 +238,7 @@ export async function loadModelVersion(
   version: number,
   defaults: SessionDefaults,
   metrics: HostMetrics,
+  onSplit: SplitObserver = () => undefined,
 ): Promise<ModelVersionRuntime> {
   const { config } = files;
   checkPlatform(config);
@@ -182,11 +265,11 @@ export async function loadModelVersion(
     batching: batchingPolicyOf(config),
     labels: files.labels,
   };
-  const count = Math.max(
-    1,
-    config.instanceGroup.reduce((n, g) => n + g.count, 0),
-  );
-  const options = sessionOptions(config, path, defaults, count);
+  const split = await decideSplit(config, spec, path, defaults);
+  if (split.reason !== undefined) onSplit({ ...split, model: spec.model, version: spec.version });
+  const count = split.instances;
+  spec.instances = count;
+  const options = sessionOptions(config, path, defaults, split.intraOpThreads);
   const pool = await SessionPoolClient.start(
     count,
     options,

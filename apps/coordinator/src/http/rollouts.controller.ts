@@ -9,11 +9,13 @@ import {
   Post,
   UseGuards,
 } from '@nestjs/common';
-import { RolloutService, type RolloutView } from '../rollout/rollout.service';
-import type { OperatorCommandKind } from '../rollout/rollout.types';
+import {
+  OPERATOR_COMMANDS,
+  type OperatorCommandKind,
+  type RolloutView,
+} from '@mesh/rollout-contract';
+import { RolloutService } from '../rollout/rollout.service';
 import { AdminKeyGuard } from './admin-key.guard';
-
-const COMMANDS = ['pause', 'resume', 'abort', 'promote'] as const;
 
 /** `/v1/rollouts`: plans in, state and timeline out; operator commands. */
 @Controller('v1/rollouts')
@@ -41,7 +43,7 @@ export class RolloutsController {
   @HttpCode(202)
   command(
     @Param('id') id: string,
-    @Param('command', new ParseEnumPipe(COMMANDS, { errorHttpStatusCode: 404 }))
+    @Param('command', new ParseEnumPipe(OPERATOR_COMMANDS, { errorHttpStatusCode: 404 }))
     command: OperatorCommandKind,
   ): Promise<RolloutView> {
     return this.rollouts.command(id, command);

@@ -1,5 +1,6 @@
 import { Registry } from 'prom-client';
-import type { RolloutRecord, RolloutState } from '../rollout/rollout.types';
+import type { RolloutState } from '@mesh/rollout-contract';
+import type { RolloutRecord } from '../rollout/rollout.types';
 import { CoordinatorMetrics } from './coordinator.metrics';
 
 function record(id: string, task: string, state: RolloutState, step: number, weight: number) {

@@ -1,6 +1,7 @@
 import { Counter, Gauge, type Registry } from 'prom-client';
 import type { GateVerdict } from '../rollout/rollout-gate';
-import { ROLLOUT_STATES, type RolloutPlan, type RolloutRecord } from '../rollout/rollout.types';
+import { ROLLOUT_STATES, type RolloutPlan } from '@mesh/rollout-contract';
+import type { RolloutRecord } from '../rollout/rollout.types';
 
 const ROLLOUT_LABELS = ['rollout', 'tenant', 'task', 'model', 'to_version'] as const;
 type RolloutLabel = (typeof ROLLOUT_LABELS)[number];

@@ -1,5 +1,5 @@
+import type { GateSpec, TransitionMetrics } from '@mesh/rollout-contract';
 import type { VersionSignals } from './rollout.ports';
-import type { GateSpec, TransitionMetrics } from './rollout.types';
 
 export type GateVerdict = 'pass' | 'fail' | 'wait';
 

@@ -1,7 +1,7 @@
+import type { RolloutPlan } from '@mesh/rollout-contract';
 import { z } from 'zod';
 import { InvalidPlanError, type RolloutIssue } from './rollout.errors';
 import { RolloutWindow } from './rollout-window';
-import type { RolloutPlan } from './rollout.types';
 
 const name = z
   .string({ required_error: 'is required', invalid_type_error: 'must be a string' })

@@ -1,7 +1,7 @@
+import type { RolloutPlan } from '@mesh/rollout-contract';
 import type { RolloutIssue } from './rollout.errors';
 import { PlanRejectedError } from './rollout.errors';
 import type { ModelCatalog, RouteStore } from './rollout.ports';
-import type { RolloutPlan } from './rollout.types';
 
 /**
  * Checks a well-formed plan against the mesh: the version exists in the repository and its

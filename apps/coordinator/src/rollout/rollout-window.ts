@@ -1,5 +1,5 @@
 import { CronExpressionParser } from 'cron-parser';
-import type { RolloutWindowSpec } from './rollout.types';
+import type { RolloutWindowSpec } from '@mesh/rollout-contract';
 
 /**
  * A recurring window: it opens at each cron firing (read in the plan's time zone) and stays

@@ -1,62 +1,14 @@
+import type { RolloutPlan, RolloutState } from '@mesh/rollout-contract';
 import { FakeClock, FakeMesh, signals } from '../testing/fake-mesh';
-import { RolloutMachine } from './rollout.machine';
-import type { RolloutPlan, RolloutRecord, RolloutState } from './rollout.types';
-
-const T0 = Date.parse('2026-12-01T02:00:00Z');
+import { T0, machineWith, meshWithRoute, rolloutRecord } from '../testing/rollout-fixtures';
+import type { RolloutMachine } from './rollout.machine';
+import type { RolloutRecord } from './rollout.types';
 
 function setup(overrides: Partial<RolloutPlan> = {}) {
   const clock = new FakeClock(T0);
-  const mesh = new FakeMesh();
-  mesh.routes = [
-    {
-      tenant: '*',
-      task: 'question-type',
-      model: 'question-type-zh',
-      versions: [{ version: 1, weight: 100 }],
-    },
-  ];
-  for (const models of mesh.backends.values()) models.set('question-type-zh', [1]);
-  const plan: RolloutPlan = {
-    tenant: '*',
-    task: 'question-type',
-    model: 'question-type-zh',
-    toVersion: 2,
-    steps: [
-      { weight: 10, holdSeconds: 60 },
-      { weight: 50, holdSeconds: 60 },
-      { weight: 100, holdSeconds: 60 },
-    ],
-    bakeSeconds: 120,
-    gates: { maxErrorRate: 0.01, maxP99Ratio: 2, minRequests: 10 },
-    onFailure: 'rollback',
-    ...overrides,
-  };
-  const record: RolloutRecord = {
-    id: 'ro-1',
-    plan,
-    state: 'pending',
-    step: 0,
-    fromVersions: [{ version: 1, weight: 100 }],
-    weights: [{ version: 1, weight: 100 }],
-    appliedEpoch: 0,
-    createdAt: T0,
-    enteredAt: T0,
-    timeline: [],
-    rev: 1,
-  };
-  const machine = new RolloutMachine(
-    {
-      clock,
-      routes: mesh,
-      backends: mesh,
-      routers: mesh,
-      signals: mesh,
-      catalog: mesh,
-      warmer: mesh,
-      desired: mesh,
-    },
-    { loadSampleMs: 10_000, loadTimeoutMs: 300_000 },
-  );
+  const mesh = meshWithRoute();
+  const machine = machineWith(mesh, clock);
+  const record = rolloutRecord({ plan: overrides });
   return { clock, mesh, machine, record };
 }
 

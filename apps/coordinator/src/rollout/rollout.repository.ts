@@ -1,8 +1,9 @@
 import type { Redis } from 'ioredis';
+import { isTerminal } from '@mesh/rollout-contract';
 import { FencedWriteError, type Fence } from '@mesh/routing';
 import { RevisionConflictError, RolloutConflictError } from './rollout.errors';
 import { CREATE_ROLLOUT_SCRIPT, SAVE_ROLLOUT_SCRIPT } from './rollout.scripts';
-import { isTerminal, type RolloutRecord } from './rollout.types';
+import type { RolloutRecord } from './rollout.types';
 
 /**
  * Rollouts in Redis. Keys share the routing table's `{routes}` hash tag so a save can check the

@@ -3,13 +3,18 @@ import type { Logger } from 'pino';
 import type { LeaderLease } from '../leader/leader-lease';
 import type { RolloutMachine } from './rollout.machine';
 import { RevisionConflictError } from './rollout.errors';
+import type { Clock } from './rollout.ports';
 import type { RolloutRepository } from './rollout.repository';
 
 export interface RolloutRunnerOptions {
   tickMs: number;
   /** Backends are reconciled every this many ms (by the leader only). */
   reconcileMs: number;
+  /** The coordinator's clock (the machine's); the system clock when omitted. */
+  clock?: Clock;
 }
+
+const systemClock: Clock = { now: () => Date.now() };
 
 export interface Reconciler {
   reconcile(): Promise<number>;
@@ -26,6 +31,7 @@ export class RolloutRunner {
   private stopped = false;
   private leading = false;
   private lastReconcile = 0;
+  private readonly clock: Clock;
 
   constructor(
     private readonly lease: LeaderLease,
@@ -34,7 +40,9 @@ export class RolloutRunner {
     private readonly reconciler: Reconciler,
     private readonly logger: Logger,
     private readonly options: RolloutRunnerOptions,
-  ) {}
+  ) {
+    this.clock = options.clock ?? systemClock;
+  }
 
   get isLeader(): boolean {
     return this.leading;
@@ -80,8 +88,9 @@ export class RolloutRunner {
         this.logger.warn({ err, rollout: record.id, state: record.state }, 'rollout step failed');
       }
     }
-    if (Date.now() - this.lastReconcile >= this.options.reconcileMs) {
-      this.lastReconcile = Date.now();
+    const now = this.clock.now();
+    if (now - this.lastReconcile >= this.options.reconcileMs) {
+      this.lastReconcile = now;
       await this.reconciler.reconcile().catch((err: unknown) => {
         this.logger.warn({ err }, 'reconcile failed');
       });

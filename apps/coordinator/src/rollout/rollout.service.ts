@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { acceptsCommand, type OperatorCommandKind, type RolloutView } from '@mesh/rollout-contract';
 import { parseRolloutPlan } from './rollout-plan.schema';
 import type { RolloutPlanValidator } from './rollout-plan.validator';
 import {
@@ -9,31 +10,7 @@ import {
 } from './rollout.errors';
 import type { Clock } from './rollout.ports';
 import type { RolloutRepository } from './rollout.repository';
-import {
-  isTerminal,
-  type OperatorCommandKind,
-  type RolloutRecord,
-  type RolloutState,
-} from './rollout.types';
-
-/** What the API shows of a rollout. */
-export interface RolloutView {
-  id: string;
-  plan: RolloutRecord['plan'];
-  state: RolloutState;
-  step: number;
-  weights: RolloutRecord['weights'];
-  pendingCommand?: OperatorCommandKind;
-  timeline: RolloutRecord['timeline'];
-}
-
-/** States in which each operator command is accepted. */
-const ACCEPTS: Record<OperatorCommandKind, (s: RolloutState) => boolean> = {
-  pause: (s) => !isTerminal(s) && s !== 'paused' && s !== 'rolling_back',
-  resume: (s) => s === 'paused',
-  abort: (s) => !isTerminal(s),
-  promote: (s) => !isTerminal(s) && !['pending', 'loading', 'rolling_back'].includes(s),
-};
+import type { RolloutRecord } from './rollout.types';
 
 /**
  * Plans in, records out. Commands are queued on the record and carried out by the leader's
@@ -79,7 +56,7 @@ export class RolloutService {
   async command(id: string, kind: OperatorCommandKind): Promise<RolloutView> {
     for (let attempt = 0; ; attempt++) {
       const record = await this.record(id);
-      if (!ACCEPTS[kind](record.state)) throw new InvalidCommandError(kind, record.state);
+      if (!acceptsCommand(record.state, kind)) throw new InvalidCommandError(kind, record.state);
       if (record.command) {
         throw new InvalidCommandError(kind, `still carrying out '${record.command.kind}'`);
       }

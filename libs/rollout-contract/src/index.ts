@@ -1,0 +1,25 @@
+export {
+  COMMANDS_ACCEPTED,
+  TRANSITIONS,
+  acceptsCommand,
+  canTransition,
+} from './rollout.transitions';
+export {
+  OPERATOR_COMMANDS,
+  ROLLOUT_STATES,
+  TERMINAL_STATES,
+  isOperatorCommand,
+  isTerminal,
+  type FailurePolicy,
+  type GateSpec,
+  type LowLoadSpec,
+  type OperatorCommandKind,
+  type RolloutPlan,
+  type RolloutState,
+  type RolloutStep,
+  type RolloutView,
+  type RolloutWindowSpec,
+  type ShadowSpec,
+  type TimelineEntry,
+  type TransitionMetrics,
+} from './rollout.types';

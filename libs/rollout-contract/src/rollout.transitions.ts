@@ -1,0 +1,68 @@
+import type { OperatorCommandKind, RolloutState } from './rollout.types';
+
+/** Where a paused rollout can continue: every state that can be paused (see `paused` below). */
+const RESUMABLE = [
+  'pending',
+  'loading',
+  'waiting_for_window',
+  'warming',
+  'shadow',
+  'canary',
+  'baking',
+  'promoted',
+  'draining',
+] as const satisfies readonly RolloutState[];
+
+/**
+ * The rollout state machine: the states each state may move to. The coordinator's machine
+ * refuses any other move. Operator commands add `paused` (pause, or a failed gate with
+ * `onFailure: pause`), `promoted` (promote) and `aborted` (abort) where they are accepted.
+ */
+export const TRANSITIONS = {
+  pending: ['loading', 'paused', 'aborted'],
+  loading: ['waiting_for_window', 'failed', 'paused', 'aborted'],
+  waiting_for_window: ['warming', 'shadow', 'canary', 'paused', 'promoted', 'aborted'],
+  warming: ['shadow', 'canary', 'rolling_back', 'paused', 'promoted', 'aborted'],
+  shadow: ['canary', 'rolling_back', 'paused', 'promoted', 'aborted'],
+  // canary → canary is the next step; draining → draining records a wait for pinned bulk jobs.
+  canary: ['canary', 'baking', 'rolling_back', 'paused', 'promoted', 'aborted'],
+  baking: ['promoted', 'rolling_back', 'paused', 'aborted'],
+  promoted: ['draining', 'promoted', 'paused', 'aborted'],
+  draining: ['draining', 'completed', 'paused', 'promoted', 'aborted'],
+  completed: [],
+  paused: [...RESUMABLE, 'aborted'],
+  rolling_back: ['rolled_back', 'aborted'],
+  rolled_back: [],
+  aborted: [],
+  failed: [],
+} as const satisfies Record<RolloutState, readonly RolloutState[]>;
+
+/**
+ * The operator commands each state accepts; the API answers 409 INVALID_COMMAND to any other.
+ * Nothing pauses or promotes a rollback in progress, and promote needs the version loaded.
+ */
+export const COMMANDS_ACCEPTED = {
+  pending: ['pause', 'abort'],
+  loading: ['pause', 'abort'],
+  waiting_for_window: ['pause', 'abort', 'promote'],
+  warming: ['pause', 'abort', 'promote'],
+  shadow: ['pause', 'abort', 'promote'],
+  canary: ['pause', 'abort', 'promote'],
+  baking: ['pause', 'abort', 'promote'],
+  promoted: ['pause', 'abort', 'promote'],
+  draining: ['pause', 'abort', 'promote'],
+  completed: [],
+  paused: ['resume', 'abort', 'promote'],
+  rolling_back: ['abort'],
+  rolled_back: [],
+  aborted: [],
+  failed: [],
+} as const satisfies Record<RolloutState, readonly OperatorCommandKind[]>;
+
+export function canTransition(from: RolloutState, to: RolloutState): boolean {
+  return (TRANSITIONS[from] as readonly RolloutState[]).includes(to);
+}
+
+export function acceptsCommand(state: RolloutState, command: OperatorCommandKind): boolean {
+  return (COMMANDS_ACCEPTED[state] as readonly OperatorCommandKind[]).includes(command);
+}

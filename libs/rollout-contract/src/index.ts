@@ -18,6 +18,7 @@ export {
   type RolloutState,
   type RolloutStep,
   type RolloutView,
+  type RolloutWeight,
   type RolloutWindowSpec,
   type ShadowSpec,
   type TimelineEntry,

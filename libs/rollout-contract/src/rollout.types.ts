@@ -1,5 +1,3 @@
-import type { VersionWeight } from '@mesh/routing';
-
 /** Every state a rollout can be in (plain values, persisted as they are). */
 export const ROLLOUT_STATES = [
   'pending',
@@ -112,13 +110,24 @@ export interface TimelineEntry {
   metrics?: TransitionMetrics;
 }
 
+/**
+ * A version's share of a route's traffic, as the API shows it: the shape of `@mesh/routing`'s
+ * VersionWeight, not imported from there so this lib (and the dashboard bundle) needs nothing
+ * else. The coordinator assigns one to the other, so the compiler keeps them equal.
+ */
+export interface RolloutWeight {
+  version: number;
+  /** Percent of the route's traffic (0–100). */
+  weight: number;
+}
+
 /** What the API shows of a rollout (`GET /v1/rollouts/:id`, and each item of the list). */
 export interface RolloutView {
   id: string;
   plan: RolloutPlan;
   state: RolloutState;
   step: number;
-  weights: VersionWeight[];
+  weights: RolloutWeight[];
   pendingCommand?: OperatorCommandKind;
   timeline: TimelineEntry[];
 }

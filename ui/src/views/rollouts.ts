@@ -1,47 +1,19 @@
+import {
+  OPERATOR_COMMANDS,
+  acceptsCommand,
+  isTerminal,
+  type OperatorCommandKind,
+  type RolloutView as Rollout,
+} from '@mesh/rollout-contract';
 import { h, table, time } from '../dom';
 import type { ViewFactory } from '../view';
-
-interface Timeline {
-  at: string;
-  from: string;
-  to: string;
-  step: number;
-  reason: string;
-  metrics?: Record<string, unknown>;
-}
-interface Rollout {
-  id: string;
-  plan: {
-    tenant: string;
-    task: string;
-    model: string;
-    toVersion: number;
-    steps: { weight: number; holdSeconds: number }[];
-  };
-  state: string;
-  step: number;
-  weights: { version: number; weight: number }[];
-  pendingCommand?: string;
-  timeline: Timeline[];
-}
-
-const TERMINAL = new Set(['completed', 'rolled_back', 'aborted', 'failed']);
-const COMMANDS = ['pause', 'resume', 'abort', 'promote'] as const;
-
-/** States in which the coordinator accepts each command (its RolloutService rules). */
-const ACCEPTS: Record<(typeof COMMANDS)[number], (state: string) => boolean> = {
-  pause: (s) => !TERMINAL.has(s) && s !== 'paused' && s !== 'rolling_back',
-  resume: (s) => s === 'paused',
-  abort: (s) => !TERMINAL.has(s),
-  promote: (s) => !TERMINAL.has(s) && !['pending', 'loading', 'rolling_back'].includes(s),
-};
 
 /** Rollouts: list, and the selected one's timeline with its operator commands. */
 export const rolloutsView: ViewFactory = (root, ctx) => {
   let selected: string | undefined;
   let last: Rollout[] = [];
 
-  function command(r: Rollout, kind: (typeof COMMANDS)[number]): void {
+  function command(r: Rollout, kind: OperatorCommandKind): void {
     if ((kind === 'abort' || kind === 'promote') && !window.confirm(`${kind} rollout ${r.id}?`))
       return;
     ctx.api
@@ -71,13 +43,13 @@ export const rolloutsView: ViewFactory = (root, ctx) => {
       h(
         'div',
         { class: 'actions' },
-        ...COMMANDS.map((kind) =>
+        ...OPERATOR_COMMANDS.map((kind) =>
           h(
             'button',
             {
               type: 'button',
               class: kind === 'abort' ? 'danger' : '',
-              disabled: !ACCEPTS[kind](r.state),
+              disabled: !acceptsCommand(r.state, kind),
               onclick: () => command(r, kind),
               'aria-label': `${kind} rollout ${r.id}`,
             },
@@ -123,7 +95,7 @@ export const rolloutsView: ViewFactory = (root, ctx) => {
         h('td', { class: 'mono' }, r.id),
         h('td', {}, `${r.plan.tenant}/${r.plan.task}`),
         h('td', {}, `${r.plan.model} → v${r.plan.toVersion}`),
-        h('td', { class: TERMINAL.has(r.state) ? 'muted' : 'ok' }, r.state),
+        h('td', { class: isTerminal(r.state) ? 'muted' : 'ok' }, r.state),
         h('td', { class: 'num' }, `${r.step}/${r.plan.steps.length}`),
         h(
           'td',

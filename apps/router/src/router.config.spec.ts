@@ -53,10 +53,13 @@ describe('router config: backend channels', () => {
 });
 
 describe('router config: request coalescing', () => {
-  it('coalesces by default, two calls per version in flight, 4-token buckets', () => {
-    expect(loadRouterConfig({})).toMatchObject({
+  it('coalesces by default, calls in flight following the backend, 4-token buckets', () => {
+    const c = loadRouterConfig({});
+    // Unset: the coalescer follows the backend's instance count (inFlightFor).
+    expect(c.ROUTER_COALESCE_IN_FLIGHT).toBeUndefined();
+    expect(loadRouterConfig({ ROUTER_COALESCE_IN_FLIGHT: '5' }).ROUTER_COALESCE_IN_FLIGHT).toBe(5);
+    expect(c).toMatchObject({
       ROUTER_COALESCE: 'on',
-      ROUTER_COALESCE_IN_FLIGHT: 2,
       ROUTER_COALESCE_MAX_ROWS: 64,
       ROUTER_COALESCE_MAX_TOKENS: 512,
       ROUTER_COALESCE_BUCKET: 4,

@@ -53,8 +53,17 @@ const routerEnv = {
    * same length bucket, go to the backend as one batched ModelInfer. `off` sends one call each.
    */
   ROUTER_COALESCE: z.enum(['on', 'off']).default('on'),
-  /** Calls per version in flight before new predicts wait to be merged (none wait below it). */
-  ROUTER_COALESCE_IN_FLIGHT: positiveInt(2, 1024),
+  /**
+   * Calls per version in flight before new predicts wait to be merged (none wait below it).
+   * Unset: the serving backends' instance count for the version (ModelConfig instance_group,
+   * summed) + 1, or 2 while it is unknown (ADR 0012).
+   */
+  ROUTER_COALESCE_IN_FLIGHT: z.coerce
+    .number({ invalid_type_error: 'must be a number' })
+    .int('must be an integer')
+    .min(1, 'must be at least 1')
+    .max(1024, 'must be at most 1024')
+    .optional(),
   /** Most predicts in one merged call (also capped by the model's max_batch_size). */
   ROUTER_COALESCE_MAX_ROWS: positiveInt(64, 4096),
   /**

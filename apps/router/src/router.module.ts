@@ -234,7 +234,10 @@ export class RouterModule implements OnApplicationShutdown {
                 ? new CoalescedInference(
                     b,
                     {
-                      maxInFlight: config.ROUTER_COALESCE_IN_FLIGHT,
+                      ...(config.ROUTER_COALESCE_IN_FLIGHT === undefined
+                        ? {}
+                        : { maxInFlight: config.ROUTER_COALESCE_IN_FLIGHT }),
+                      instancesOf: (v) => b.instancesOf(v),
                       maxRows: config.ROUTER_COALESCE_MAX_ROWS,
                       maxTokens: config.ROUTER_COALESCE_MAX_TOKENS,
                       bucket: config.ROUTER_COALESCE_BUCKET,

@@ -112,6 +112,22 @@ export class KServeBackends implements BackendDirectory, InferenceGateway {
     return this.pool.status().filter((s) => s.ready).length;
   }
 
+  /**
+   * Session instances serving the version: the instance_group counts of its verified backends'
+   * ModelConfig, summed (Triton and the embedded host both report them, the host also when it
+   * chose the count itself); undefined while none reports any.
+   */
+  instancesOf(version: ServableVersion): number | undefined {
+    const verified = this.state.get(key(version.model, version.version))?.verified ?? [];
+    let total = 0;
+    for (const backend of verified) {
+      const config = this.configs.get(`${backend}\u0000${version.model}`)?.config;
+      if (config === undefined || typeof config === 'string') continue;
+      for (const g of config.instance_group ?? []) total += g.count > 0 ? g.count : 1;
+    }
+    return total > 0 ? total : undefined;
+  }
+
   async infer(
     version: ServableVersion,
     batch: EncodedBatch,

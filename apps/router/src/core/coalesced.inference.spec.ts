@@ -1,7 +1,12 @@
 import type { InferenceGateway, InferenceMeta, ServableVersion } from '@mesh/inference';
 import type { EncodedBatch, OutputTensor } from '@mesh/preprocessing';
 import { describeError } from '../errors/error-view';
-import { CoalescedInference } from './coalesced.inference';
+import {
+  CoalescedInference,
+  DEFAULT_IN_FLIGHT,
+  inFlightFor,
+  type CoalescingOptions,
+} from './coalesced.inference';
 
 type FakeBatch = EncodedBatch & { marks: number[] };
 
@@ -42,12 +47,12 @@ class Gateway implements InferenceGateway {
   }
 }
 
-function setup(now = () => 0) {
+function setup(now = () => 0, over: Partial<CoalescingOptions> = { maxInFlight: 1 }) {
   const gateway = new Gateway();
   const observed: number[] = [];
   const inference = new CoalescedInference(
     gateway,
-    { maxInFlight: 1, maxRows: 8, maxTokens: 1024, bucket: 16, deadlineMs: 1000, now },
+    { maxRows: 8, maxTokens: 1024, bucket: 16, deadlineMs: 1000, now, ...over },
     (_v, requests) => observed.push(requests),
   );
   const call = (mark: number, seq = 10, signal?: AbortSignal) =>
@@ -64,7 +69,62 @@ function setup(now = () => 0) {
   return { gateway, observed, call };
 }
 
+describe('inFlightFor', () => {
+  it("follows the backend's instances + 1, unless ROUTER_COALESCE_IN_FLIGHT is set", () => {
+    expect(inFlightFor(undefined, 1)).toBe(2);
+    expect(inFlightFor(undefined, 2)).toBe(3);
+    expect(inFlightFor(undefined, 8)).toBe(9);
+    expect(inFlightFor(5, 2)).toBe(5);
+    expect(inFlightFor(1, undefined)).toBe(1);
+  });
+
+  it('keeps the former fixed default while the instances are unknown', () => {
+    expect(DEFAULT_IN_FLIGHT).toBe(2);
+    expect(inFlightFor(undefined, undefined)).toBe(2);
+    expect(inFlightFor(undefined, 0)).toBe(2);
+  });
+});
+
 describe('CoalescedInference', () => {
+  it("sends at once as many calls as the backend's instances + 1, then merges", async () => {
+    const { gateway, call } = setup(() => 0, { instancesOf: () => 2 });
+    const answers = [call(1), call(2), call(3), call(4), call(5)];
+    await Promise.resolve();
+    expect(gateway.calls.map((c) => c.marks)).toEqual([[1], [2], [3]]);
+    await gateway.finish();
+    expect(gateway.calls.map((c) => c.marks)).toEqual([[1], [2], [3], [4, 5]]);
+    for (let i = 0; i < 3; i++) await gateway.finish();
+    expect(await Promise.all(answers)).toEqual([[1], [2], [3], [4], [5]]);
+  });
+
+  it('lets an explicit in-flight setting override the instances', async () => {
+    const { gateway, call } = setup(() => 0, { maxInFlight: 1, instancesOf: () => 4 });
+    const answers = [call(1), call(2), call(3)];
+    await Promise.resolve();
+    expect(gateway.calls.map((c) => c.marks)).toEqual([[1]]);
+    await gateway.finish();
+    await gateway.finish();
+    expect(gateway.calls.map((c) => c.marks)).toEqual([[1], [2, 3]]);
+    expect(await Promise.all(answers)).toEqual([[1], [2], [3]]);
+  });
+
+  it("follows a change in the backend's instances on the next request", async () => {
+    const backend: { instances?: number } = {};
+    const { gateway, call } = setup(() => 0, { instancesOf: () => backend.instances });
+    const first = [call(1), call(2), call(3)];
+    await Promise.resolve();
+    // Unknown: two in flight.
+    expect(gateway.calls).toHaveLength(2);
+    for (let i = 0; i < 3; i++) await gateway.finish();
+    await Promise.all(first);
+    backend.instances = 3;
+    const later = [call(4), call(5), call(6), call(7), call(8)];
+    await Promise.resolve();
+    expect(gateway.calls.slice(3).map((c) => c.marks)).toEqual([[4], [5], [6], [7]]);
+    for (let i = 0; i < 5; i++) await gateway.finish();
+    await Promise.all(later);
+  });
+
   it('merges waiting predicts of one bucket into one call and gives each its own row', async () => {
     const { gateway, observed, call } = setup();
     const answers = [call(1), call(2, 12), call(3, 16), call(4, 17)];

@@ -21,6 +21,8 @@ export interface CoalescedItem<T> {
   tokens: number;
   /** The lane's own row bound when below the coalescer's (e.g. the model's max_batch_size). */
   maxRows?: number;
+  /** The lane's calls in flight when not the coalescer's (e.g. following the backend's instances). */
+  maxInFlight?: number;
   /** Absolute deadline on the coalescer's clock; an item still waiting then fails. */
   deadlineAt: number;
   /** The caller left: a waiting item is removed, a sent one is answered no more. */
@@ -57,6 +59,8 @@ interface Pending<T, R> {
 
 interface Lane<T, R> {
   inFlight: number;
+  /** Calls in flight before requests wait, as the latest request of the lane gave it. */
+  maxInFlight: number;
   /** Batches waiting, oldest first; flushed in this order as calls complete. */
   queue: Pending<T, R>[];
   /** The open (not full) batch of each group, if any. */
@@ -87,9 +91,10 @@ export class RequestCoalescer<T, R> {
   submit(lane: string, item: CoalescedItem<T>): Promise<R> {
     if (item.signal?.aborted) return Promise.reject(this.errors.cancelled());
     const l = this.lane(lane);
+    l.maxInFlight = item.maxInFlight ?? this.options.maxInFlight;
     return new Promise<R>((resolve, reject) => {
       const waiter: Waiter<T, R> = { item, resolve, reject, settled: false };
-      if (l.inFlight < this.options.maxInFlight && l.queue.length === 0) {
+      if (l.inFlight < l.maxInFlight && l.queue.length === 0) {
         this.watch(waiter, undefined);
         this.dispatch(lane, l, [waiter]);
         return;
@@ -118,7 +123,7 @@ export class RequestCoalescer<T, R> {
   private lane(name: string): Lane<T, R> {
     let l = this.lanes.get(name);
     if (!l) {
-      l = { inFlight: 0, queue: [], open: new Map() };
+      l = { inFlight: 0, maxInFlight: this.options.maxInFlight, queue: [], open: new Map() };
       this.lanes.set(name, l);
     }
     return l;
@@ -222,7 +227,7 @@ export class RequestCoalescer<T, R> {
   /** A call ended: send the oldest waiting batches while there is room. */
   private completed(name: string, l: Lane<T, R>): void {
     l.inFlight--;
-    while (l.inFlight < this.options.maxInFlight) {
+    while (l.inFlight < l.maxInFlight) {
       const batch = l.queue.shift();
       if (!batch) break;
       this.close(l, batch);

@@ -1,14 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import Redis from 'ioredis';
 import { JobPinReader, JobRepository, type JobRecord } from '@mesh/jobs';
-import { FakeClock, FakeMesh } from '../testing/fake-mesh';
-import { RolloutMachine } from './rollout.machine';
+import { FakeClock } from '../testing/fake-mesh';
+import { MODEL, T0, machineWith, meshWithRoute, rolloutRecord } from '../testing/rollout-fixtures';
 import type { RolloutRecord } from './rollout.types';
 
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const PREFIX = `test:rollout-pins:${randomUUID().slice(0, 8)}`;
-const T0 = Date.parse('2026-12-01T02:00:00Z');
-const MODEL = 'question-type-zh';
 let redis: Redis;
 let jobs: JobRepository;
 
@@ -45,48 +43,20 @@ function job(id: string, tenant: string, version: number): JobRecord {
 /** A rollout 1 → 2 that was just promoted; the fake mesh serves both versions. */
 function promoted() {
   const clock = new FakeClock(T0);
-  const mesh = new FakeMesh();
   const versions = [
     { version: 1, weight: 0 },
     { version: 2, weight: 100 },
   ];
-  mesh.routes = [{ tenant: '*', task: 'question-type', model: MODEL, versions }];
-  for (const models of mesh.backends.values()) models.set(MODEL, [1, 2]);
-  const record: RolloutRecord = {
+  const mesh = meshWithRoute(versions, [1, 2]);
+  const record = rolloutRecord({
     id: 'ro-pins',
-    plan: {
-      tenant: '*',
-      task: 'question-type',
-      model: MODEL,
-      toVersion: 2,
-      steps: [{ weight: 100, holdSeconds: 1 }],
-      bakeSeconds: 0,
-      onFailure: 'rollback',
-    },
+    plan: { steps: [{ weight: 100, holdSeconds: 1 }], bakeSeconds: 0, gates: undefined },
     state: 'promoted',
     step: 1,
-    fromVersions: [{ version: 1, weight: 100 }],
     weights: versions,
     appliedEpoch: mesh.epoch,
-    createdAt: T0,
-    enteredAt: T0,
-    timeline: [],
-    rev: 1,
-  };
-  const machine = new RolloutMachine(
-    {
-      clock,
-      routes: mesh,
-      backends: mesh,
-      routers: mesh,
-      signals: mesh,
-      catalog: mesh,
-      warmer: mesh,
-      desired: mesh,
-      pins: new JobPinReader(redis, PREFIX),
-    },
-    { loadSampleMs: 10_000, loadTimeoutMs: 300_000 },
-  );
+  });
+  const machine = machineWith(mesh, clock, { pins: new JobPinReader(redis, PREFIX) });
   const tick = async (r: RolloutRecord) => {
     mesh.syncRouters();
     clock.advance(1);

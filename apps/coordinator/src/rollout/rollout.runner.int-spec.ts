@@ -5,14 +5,19 @@ import { RoutingTableRepository, routingKeys } from '@mesh/routing';
 import { RoutingRouteStore } from '../fleet/routing.route-store';
 import { LeaderLease } from '../leader/leader-lease';
 import { FakeClock, FakeMesh, signals } from '../testing/fake-mesh';
-import { RolloutMachine } from './rollout.machine';
+import {
+  T0,
+  machineWith,
+  meshWithRoute,
+  questionTypeRoute,
+  rolloutRecord,
+} from '../testing/rollout-fixtures';
 import { RolloutRepository } from './rollout.repository';
 import { RolloutRunner } from './rollout.runner';
 import type { RolloutRecord } from './rollout.types';
 
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const PREFIX = `test:rollout-runner:${randomUUID().slice(0, 8)}`;
-const T0 = Date.parse('2026-12-01T02:00:00Z');
 const silent = pino({ level: 'silent' });
 let redis: Redis;
 
@@ -26,12 +31,7 @@ afterAll(async () => {
   redis.disconnect();
 });
 
-const route = {
-  tenant: '*',
-  task: 'question-type',
-  model: 'question-type-zh',
-  versions: [{ version: 1, weight: 100 }],
-};
+const route = questionTypeRoute();
 
 /** One coordinator replica over shared Redis; backends, routers and signals are in memory. */
 function replica(holder: string, clock: FakeClock, mesh: FakeMesh, leaseMs: number) {
@@ -39,23 +39,12 @@ function replica(holder: string, clock: FakeClock, mesh: FakeMesh, leaseMs: numb
   const lease = new LeaderLease(redis, routingKeys(PREFIX), holder, leaseMs);
   const routes = new RoutingRouteStore(table, () => lease.fence);
   const repository = new RolloutRepository(redis, PREFIX);
-  const machine = new RolloutMachine(
-    {
-      clock,
-      routes,
-      backends: mesh,
-      routers: mesh,
-      signals: mesh,
-      catalog: mesh,
-      warmer: mesh,
-      desired: mesh,
-    },
-    { loadSampleMs: 10_000, loadTimeoutMs: 300_000 },
-  );
+  const machine = machineWith(mesh, clock, { routes });
   const reconciler = { reconcile: async () => 0 };
   const runner = new RolloutRunner(lease, repository, machine, reconciler, silent, {
     tickMs: 1000,
     reconcileMs: 60_000,
+    clock,
   });
   return { runner, repository, table, lease };
 }
@@ -63,39 +52,26 @@ function replica(holder: string, clock: FakeClock, mesh: FakeMesh, leaseMs: numb
 describe('RolloutRunner (real Redis): leader loss and resume', () => {
   it('a second replica continues from the persisted step after the leader dies; the stale leader cannot write', async () => {
     const clock = new FakeClock(T0);
-    const mesh = new FakeMesh();
+    const mesh = meshWithRoute();
     mesh.routerEpoch = Number.MAX_SAFE_INTEGER; // routers always caught up
     mesh.signals.set(1, signals({ requests: 900, p99Ms: 10 }));
     mesh.signals.set(2, signals({ requests: 100, p99Ms: 10 }));
-    for (const models of mesh.backends.values()) models.set('question-type-zh', [1]);
     const a = replica('coordinator-a', clock, mesh, 400);
     const b = replica('coordinator-b', clock, mesh, 60_000);
     await a.table.seedIfAbsent({ tenants: [], routes: [route] }, 'seed');
-    const record: RolloutRecord = {
+    const record = rolloutRecord({
       id: 'ro-resume',
       plan: {
-        tenant: '*',
-        task: 'question-type',
-        model: 'question-type-zh',
-        toVersion: 2,
         steps: [
           { weight: 10, holdSeconds: 30 },
           { weight: 50, holdSeconds: 30 },
           { weight: 100, holdSeconds: 30 },
         ],
         bakeSeconds: 0,
-        onFailure: 'rollback',
+        gates: undefined,
       },
-      state: 'pending',
-      step: 0,
-      fromVersions: route.versions,
-      weights: route.versions,
-      appliedEpoch: 0,
-      createdAt: T0,
-      enteredAt: T0,
-      timeline: [],
       rev: 0,
-    };
+    });
     await a.repository.create(record);
 
     // Replica a leads up to canary step 2 (ticks driven by hand; the clock is injected).

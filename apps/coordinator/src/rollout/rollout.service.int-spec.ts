@@ -3,10 +3,13 @@ import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:f
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Redis from 'ioredis';
+import { ERROR_TABLE } from '@mesh/errors';
+import { COMMANDS_ACCEPTED, OPERATOR_COMMANDS, ROLLOUT_STATES } from '@mesh/rollout-contract';
 import { RoutingTableRepository } from '@mesh/routing';
 import { RepositoryModelCatalog } from '../fleet/repository-model.catalog';
 import { RoutingRouteStore } from '../fleet/routing.route-store';
 import { FakeClock } from '../testing/fake-mesh';
+import { rolloutRecord } from '../testing/rollout-fixtures';
 import { RolloutPlanValidator } from './rollout-plan.validator';
 import {
   InvalidCommandError,
@@ -200,5 +203,34 @@ describe('RolloutService (real Redis, real model repository)', () => {
     expect((await repository.get(created.id))?.command?.kind).toBe('pause');
     await expect(svc.command('ro-missing', 'pause')).rejects.toBeInstanceOf(RolloutNotFoundError);
     await expect(svc.get('../etc')).rejects.toBeInstanceOf(RolloutNotFoundError);
+  });
+
+  it('queues exactly the commands COMMANDS_ACCEPTED lists for each state; any other is a 409 INVALID_COMMAND', async () => {
+    const { svc, repository } = await service();
+    for (const state of ROLLOUT_STATES) {
+      for (const command of OPERATOR_COMMANDS) {
+        const id = `ro-walk-${state}-${command}`;
+        await repository.create(rolloutRecord({ id, state, plan: { tenant: id } }));
+        const refused = await svc.command(id, command).then(
+          () => undefined,
+          (err: unknown) => err,
+        );
+        const accepted = (COMMANDS_ACCEPTED[state] as readonly string[]).includes(command);
+        if (accepted) {
+          expect([state, command, refused]).toEqual([state, command, undefined]);
+          expect((await repository.get(id))?.command?.kind).toBe(command);
+        } else {
+          expect(refused).toBeInstanceOf(InvalidCommandError);
+          const code = (refused as InvalidCommandError).code;
+          expect([state, command, code, ERROR_TABLE[code].http]).toEqual([
+            state,
+            command,
+            'INVALID_COMMAND',
+            409,
+          ]);
+          expect((await repository.get(id))?.command).toBeUndefined();
+        }
+      }
+    }
   });
 });

@@ -1,3 +1,5 @@
+import { MeshError } from '@mesh/errors';
+
 export type ModelCliErrorCode =
   /** Bad or missing command-line arguments (exit 2). */
   | 'USAGE'
@@ -13,13 +15,12 @@ export type ModelCliErrorCode =
   | 'VALIDATION_FAILED';
 
 /** A refusal of `mesh model ...`: the message says what is wrong and what to do. */
-export class ModelCliError extends Error {
+export class ModelCliError extends MeshError {
   constructor(
     readonly code: ModelCliErrorCode,
     message: string,
   ) {
     super(message);
-    this.name = 'ModelCliError';
   }
 
   get exitCode(): number {

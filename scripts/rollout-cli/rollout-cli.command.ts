@@ -8,6 +8,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { parse as parseYaml } from 'yaml';
+import { ERROR_TABLE, isErrorCode, type ErrorBody } from '@mesh/errors';
 
 export const ROLLOUT_USAGE =
   'usage: npm run mesh -- rollout create -f plan.yaml | list | status ID | pause ID | resume ID | abort ID | promote ID';
@@ -46,9 +47,12 @@ export async function rolloutCommand(args: string[], print: Print = console.log)
       },
       ...(body === undefined ? {} : { body: JSON.stringify(body) }),
     });
-    const json = (await res.json()) as { error?: { code: string; message: string } };
+    const json = (await res.json()) as Partial<ErrorBody>;
     if (!res.ok) {
-      throw new Error(`${res.status} ${json.error?.code ?? ''}: ${json.error?.message ?? ''}`);
+      const code = json.error?.code;
+      // The one error table says whether the same command can succeed a little later.
+      const later = isErrorCode(code) && ERROR_TABLE[code].retryable ? ' (try again shortly)' : '';
+      throw new Error(`${res.status} ${code ?? ''}: ${json.error?.message ?? ''}${later}`);
     }
     return json;
   };

@@ -2,7 +2,7 @@ import * as grpc from '@grpc/grpc-js';
 import * as protoLoader from '@grpc/proto-loader';
 import fc from 'fast-check';
 import { join } from 'node:path';
-import { ERROR_TABLE, isErrorCode } from '../../../apps/router/src/errors/error-table';
+import { ERROR_TABLE, isErrorCode } from '@mesh/errors';
 import { anyText, bodyOf, binaryJunk, headerText, mostly, objectOf } from './fuzz.values';
 import { erase, isObject, jsonOf, preview, type AnyFuzzTarget, type Verdict } from './fuzz.target';
 import { rawHttp, type RawHttpRequest } from './raw-http.client';

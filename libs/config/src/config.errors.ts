@@ -1,3 +1,5 @@
+import { MeshError } from '@mesh/errors';
+
 /** One problem with one environment variable. */
 export interface ConfigIssue {
   variable: string;
@@ -5,7 +7,7 @@ export interface ConfigIssue {
 }
 
 /** Thrown at boot when the environment is invalid; lists every bad variable at once. */
-export class ConfigError extends Error {
+export class ConfigError extends MeshError {
   readonly code = 'CONFIG_INVALID';
 
   constructor(
@@ -16,6 +18,5 @@ export class ConfigError extends Error {
       `${service}: invalid configuration (${issues.length} problem${issues.length === 1 ? '' : 's'}):\n` +
         issues.map((i) => `  - ${i.variable}: ${i.reason}`).join('\n'),
     );
-    this.name = 'ConfigError';
   }
 }

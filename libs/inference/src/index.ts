@@ -1,5 +1,5 @@
 export type { BackendDirectory } from './backend.directory';
-export { BadBackendResponseError, InferenceError } from './inference.errors';
+export { BadBackendResponseError } from './inference.errors';
 export type { InferenceGateway, InferenceMeta } from './inference.gateway';
 export { KServeBackends, type KServeBackendsOptions } from './kserve.backends';
 export { servedSha256, shaMismatch } from './model-sha.verifier';

@@ -1,15 +1,7 @@
-/** Base of the errors this lib raises; each edge maps `code` through its error table. */
-export abstract class InferenceError extends Error {
-  abstract readonly code: string;
-
-  constructor(message: string) {
-    super(message);
-    this.name = new.target.name;
-  }
-}
+import { MeshError } from '@mesh/errors';
 
 /** The backend answered, but not with what the version's config promised. */
-export class BadBackendResponseError extends InferenceError {
+export class BadBackendResponseError extends MeshError {
   readonly code = 'BAD_BACKEND_RESPONSE';
 
   constructor(reason: string) {

@@ -51,7 +51,6 @@ export {
   JobNotFoundError,
   JobQuotaExceededError,
   JobTooLargeError,
-  JobsError,
 } from './jobs.errors';
 export { parseNdjsonItems, type NdjsonLimits } from './ndjson-items.parser';
 export { jobsEnv, retryPolicyOf } from './jobs.config';

@@ -1,15 +1,7 @@
-/** Base of every error this library raises; edges map `code` to HTTP/gRPC status. */
-export abstract class JobsError extends Error {
-  abstract readonly code: string;
-
-  constructor(message: string) {
-    super(message);
-    this.name = new.target.name;
-  }
-}
+import { MeshError } from '@mesh/errors';
 
 /** One line (or item) of an upload is not a valid item. Nothing of the upload is stored. */
-export class JobInputError extends JobsError {
+export class JobInputError extends MeshError {
   readonly code = 'INVALID_INPUT';
 
   constructor(
@@ -24,7 +16,7 @@ export class JobInputError extends JobsError {
 }
 
 /** An upload without a single item. */
-export class EmptyJobError extends JobsError {
+export class EmptyJobError extends MeshError {
   readonly code = 'INVALID_INPUT';
 
   constructor() {
@@ -33,7 +25,7 @@ export class EmptyJobError extends JobsError {
 }
 
 /** An upload over the byte or item cap. */
-export class JobTooLargeError extends JobsError {
+export class JobTooLargeError extends MeshError {
   readonly code = 'PAYLOAD_TOO_LARGE';
 
   constructor(
@@ -45,7 +37,7 @@ export class JobTooLargeError extends JobsError {
 }
 
 /** The tenant's job quota (queued items or concurrent jobs) would be exceeded. */
-export class JobQuotaExceededError extends JobsError {
+export class JobQuotaExceededError extends MeshError {
   readonly code = 'JOB_QUOTA_EXCEEDED';
 
   constructor(
@@ -58,7 +50,7 @@ export class JobQuotaExceededError extends JobsError {
 }
 
 /** Unknown job id, or one that belongs to another tenant (never says which). */
-export class JobNotFoundError extends JobsError {
+export class JobNotFoundError extends MeshError {
   readonly code = 'JOB_NOT_FOUND';
 
   constructor(readonly jobId: string) {

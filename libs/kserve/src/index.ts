@@ -129,12 +129,7 @@ export {
   grpcServerTlsIssues,
   type ServerTlsFiles,
 } from './server-tls';
-export {
-  BackendError,
-  BackendUnavailableError,
-  grpcStatusName,
-  isRetryableBackendError,
-} from './kserve.errors';
+export { BackendError, BackendUnavailableError, grpcStatusName } from './kserve.errors';
 export {
   DEFAULT_MAX_MESSAGE_BYTES,
   type BackendStatus,

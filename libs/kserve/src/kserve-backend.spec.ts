@@ -1,7 +1,8 @@
 import { status } from '@grpc/grpc-js';
+import { isRetryable } from '@mesh/errors';
 import { KServeBackend, isBackendFault } from './kserve-backend';
 import type { KServeClient } from './kserve.client';
-import { BackendError, BackendUnavailableError, isRetryableBackendError } from './kserve.errors';
+import { BackendError, BackendUnavailableError } from './kserve.errors';
 
 const fakeClient = { address: '10.0.0.1:8001' } as KServeClient;
 const unavailable = () =>
@@ -96,14 +97,12 @@ describe('KServeBackend circuit breaker', () => {
   });
 });
 
-describe('isRetryableBackendError', () => {
-  it('retries transient conditions only', () => {
-    expect(isRetryableBackendError(new BackendUnavailableError('x'))).toBe(true);
-    expect(isRetryableBackendError(unavailable())).toBe(true);
-    expect(
-      isRetryableBackendError(new BackendError('a', 'm', status.RESOURCE_EXHAUSTED, 'q')),
-    ).toBe(true);
-    expect(isRetryableBackendError(invalid())).toBe(false);
-    expect(isRetryableBackendError(new BackendError('a', 'm', status.NOT_FOUND, 'q'))).toBe(false);
+describe('backend errors through the one error table', () => {
+  it('retry on transient conditions only', () => {
+    expect(isRetryable(new BackendUnavailableError('x'))).toBe(true);
+    expect(isRetryable(unavailable())).toBe(true);
+    expect(isRetryable(new BackendError('a', 'm', status.RESOURCE_EXHAUSTED, 'q'))).toBe(true);
+    expect(isRetryable(invalid())).toBe(false);
+    expect(isRetryable(new BackendError('a', 'm', status.NOT_FOUND, 'q'))).toBe(false);
   });
 });

@@ -1,4 +1,5 @@
 import { status as GrpcStatus } from '@grpc/grpc-js';
+import { MeshError } from '@mesh/errors';
 
 const STATUS_NAMES = Object.fromEntries(
   Object.entries(GrpcStatus)
@@ -16,7 +17,7 @@ export function grpcStatusName(code: number): string {
  * circuit open, or UNAVAILABLE after the retries. Apps map it to 503 /
  * gRPC UNAVAILABLE.
  */
-export class BackendUnavailableError extends Error {
+export class BackendUnavailableError extends MeshError {
   readonly code = 'BACKEND_UNAVAILABLE' as const;
 
   constructor(
@@ -24,7 +25,6 @@ export class BackendUnavailableError extends Error {
     readonly details: { model?: string; version?: string; backends?: Record<string, string> } = {},
   ) {
     super(message);
-    this.name = 'BackendUnavailableError';
   }
 }
 
@@ -32,7 +32,7 @@ export class BackendUnavailableError extends Error {
  * A backend answered with a non-OK gRPC status (or a malformed response).
  * `grpcCode` / `grpcMessage` are what the backend said; apps map the code.
  */
-export class BackendError extends Error {
+export class BackendError extends MeshError {
   readonly code = 'BACKEND_ERROR' as const;
 
   constructor(
@@ -42,22 +42,5 @@ export class BackendError extends Error {
     readonly grpcMessage: string,
   ) {
     super(`${backend} ${method}: ${grpcStatusName(grpcCode)}: ${grpcMessage}`);
-    this.name = 'BackendError';
   }
-}
-
-const RETRYABLE_CODES: ReadonlySet<GrpcStatus> = new Set([
-  GrpcStatus.UNAVAILABLE,
-  GrpcStatus.DEADLINE_EXCEEDED,
-  GrpcStatus.RESOURCE_EXHAUSTED,
-]);
-
-/**
- * The one retry classifier for callers above the pool (queues, jobs):
- * transient backend conditions retry; bad input and unknown models do not.
- */
-export function isRetryableBackendError(err: unknown): boolean {
-  if (err instanceof BackendUnavailableError) return true;
-  if (err instanceof BackendError) return RETRYABLE_CODES.has(err.grpcCode);
-  return false;
 }

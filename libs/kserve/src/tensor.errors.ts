@@ -1,10 +1,11 @@
+import { MeshError } from '@mesh/errors';
 import { describeRef, type TensorRef } from './tensor.types';
 
 /**
  * A tensor that does not match what was declared or expected. Always the
  * caller's fault, so every subclass maps to INVALID_ARGUMENT (HTTP 400).
  */
-export class TensorError extends Error {
+export class TensorError extends MeshError {
   readonly code = 'INVALID_ARGUMENT' as const;
 
   constructor(
@@ -12,7 +13,6 @@ export class TensorError extends Error {
     detail: string,
   ) {
     super(`${describeRef(tensor)}: ${detail}`);
-    this.name = new.target.name;
   }
 }
 
@@ -29,11 +29,10 @@ export class TensorSizeError extends TensorError {}
 export class TensorValueError extends TensorError {}
 
 /** A malformed inference request body (not tied to one tensor). */
-export class InferRequestError extends Error {
+export class InferRequestError extends MeshError {
   readonly code = 'INVALID_ARGUMENT' as const;
 
   constructor(message: string) {
     super(message);
-    this.name = 'InferRequestError';
   }
 }

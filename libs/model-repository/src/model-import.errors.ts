@@ -1,3 +1,5 @@
+import { MeshError } from '@mesh/errors';
+
 export type ModelImportErrorCode =
   /** The ONNX graph's inputs/outputs cannot be served (fixed dims, static batch, types, names). */
   | 'SIGNATURE_UNSUPPORTED'
@@ -10,12 +12,11 @@ export type ModelImportErrorCode =
  * A model that cannot become a servable version as given. `problems` lists every reason at
  * once, each naming the tensor or file and what to change.
  */
-export class ModelImportError extends Error {
+export class ModelImportError extends MeshError {
   constructor(
     readonly code: ModelImportErrorCode,
     readonly problems: readonly string[],
   ) {
     super(problems.join('\n'));
-    this.name = 'ModelImportError';
   }
 }

@@ -1,3 +1,5 @@
+import { MeshError } from '@mesh/errors';
+
 export type ManifestErrorCode = 'MANIFEST_NOT_FOUND' | 'MANIFEST_UNREADABLE' | 'MANIFEST_INVALID';
 
 /** One problem at one field of a manifest, e.g. `tokenizer.sha256`. */
@@ -10,7 +12,7 @@ export interface ManifestIssue {
  * A version's `preprocess.json` is missing, is not JSON, or does not match the schema. The message
  * names the file and every bad field: `m/2/preprocess.json: tokenizer.sha256: must be 64 hex characters`.
  */
-export class ManifestError extends Error {
+export class ManifestError extends MeshError {
   constructor(
     readonly code: ManifestErrorCode,
     readonly file: string,
@@ -19,6 +21,5 @@ export class ManifestError extends Error {
     super(
       `${file}: ${issues.map((i) => (i.path ? `${i.path}: ${i.message}` : i.message)).join('; ')}`,
     );
-    this.name = 'ManifestError';
   }
 }

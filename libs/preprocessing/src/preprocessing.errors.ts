@@ -1,3 +1,5 @@
+import { MeshError } from '@mesh/errors';
+
 /** Why a model version's preprocessing cannot be used with this build. */
 export type PreprocessingMismatchCode =
   | 'UNKNOWN_PIPELINE'
@@ -13,7 +15,7 @@ export type PreprocessingMismatchCode =
  * agree with each other or with this build. The version must not be routed to; the message
  * names the model, the version and what differs.
  */
-export class PreprocessingMismatchError extends Error {
+export class PreprocessingMismatchError extends MeshError {
   constructor(
     readonly code: PreprocessingMismatchCode,
     readonly model: string,
@@ -21,12 +23,11 @@ export class PreprocessingMismatchError extends Error {
     readonly detail: string,
   ) {
     super(`model ${model} version ${version} is unroutable: ${detail} [${code}]`);
-    this.name = 'PreprocessingMismatchError';
   }
 }
 
 /** A text is longer than the manifest's `hardMaxChars` (the router maps this to HTTP 413). */
-export class InputTooLargeError extends Error {
+export class InputTooLargeError extends MeshError {
   readonly code = 'TEXT_TOO_LONG';
 
   constructor(
@@ -36,26 +37,23 @@ export class InputTooLargeError extends Error {
     readonly limit: number,
   ) {
     super(`${field} at index ${index} has ${length} characters; the limit is ${limit}`);
-    this.name = 'InputTooLargeError';
   }
 }
 
 /** Input that is not text at all, or an unusable batch (the router maps this to HTTP 400). */
-export class InputValidationError extends Error {
+export class InputValidationError extends MeshError {
   readonly code = 'INVALID_INPUT';
 
   constructor(readonly reason: string) {
     super(reason);
-    this.name = 'InputValidationError';
   }
 }
 
 /** Model outputs whose size does not fit the declared shape (a backend or config defect). */
-export class OutputShapeError extends Error {
+export class OutputShapeError extends MeshError {
   readonly code = 'OUTPUT_SHAPE_MISMATCH';
 
   constructor(readonly reason: string) {
     super(reason);
-    this.name = 'OutputShapeError';
   }
 }

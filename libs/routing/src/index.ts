@@ -35,7 +35,6 @@ export {
   RouteEditRejectedError,
   RouteNotFoundError,
   RoutingEntryNotFoundError,
-  RoutingError,
   RoutingTableMissingError,
   RoutingValidationError,
   TooManyInFlightError,

@@ -1,3 +1,5 @@
+import { MeshError } from '@mesh/errors';
+
 /** A problem at one place of a routing document, e.g. `routes[2].versions[0].weight`. */
 export interface RoutingIssue {
   path: string;
@@ -9,18 +11,8 @@ export interface UnroutableReason {
   reason: string;
 }
 
-/** Base of every error this library raises; edges map `code` to HTTP/gRPC status. */
-export abstract class RoutingError extends Error {
-  abstract readonly code: string;
-
-  constructor(message: string) {
-    super(message);
-    this.name = new.target.name;
-  }
-}
-
 /** Invalid `mesh.yaml`, admin edit, or stored table; lists every issue with its field path. */
-export class RoutingValidationError extends RoutingError {
+export class RoutingValidationError extends MeshError {
   readonly code = 'INVALID_ROUTING_CONFIG';
 
   constructor(
@@ -35,7 +27,7 @@ export class RoutingValidationError extends RoutingError {
 }
 
 /** Missing, malformed or unknown credentials. Never says which tenants exist. */
-export class UnauthenticatedError extends RoutingError {
+export class UnauthenticatedError extends MeshError {
   readonly code = 'UNAUTHENTICATED';
 
   constructor(message = 'missing or invalid API key') {
@@ -44,7 +36,7 @@ export class UnauthenticatedError extends RoutingError {
 }
 
 /** A valid credential that is not the admin key (or admin access is disabled). */
-export class AdminForbiddenError extends RoutingError {
+export class AdminForbiddenError extends MeshError {
   readonly code = 'ADMIN_FORBIDDEN';
 
   constructor() {
@@ -53,7 +45,7 @@ export class AdminForbiddenError extends RoutingError {
 }
 
 /** The task has no route visible to this tenant, or the tenant may not call it (same answer). */
-export class RouteNotFoundError extends RoutingError {
+export class RouteNotFoundError extends MeshError {
   readonly code = 'TASK_NOT_FOUND';
 
   constructor(readonly task: string) {
@@ -62,7 +54,7 @@ export class RouteNotFoundError extends RoutingError {
 }
 
 /** Every weighted version of the route is excluded; `reasons` says why for each. */
-export class NoRoutableVersionError extends RoutingError {
+export class NoRoutableVersionError extends MeshError {
   readonly code = 'BACKEND_UNAVAILABLE';
 
   constructor(
@@ -78,7 +70,7 @@ export class NoRoutableVersionError extends RoutingError {
   }
 }
 
-export class RateLimitedError extends RoutingError {
+export class RateLimitedError extends MeshError {
   readonly code = 'RATE_LIMITED';
   readonly retryAfterSeconds: number;
 
@@ -89,7 +81,7 @@ export class RateLimitedError extends RoutingError {
   }
 }
 
-export class TooManyInFlightError extends RoutingError {
+export class TooManyInFlightError extends MeshError {
   readonly code = 'TOO_MANY_IN_FLIGHT';
   readonly retryAfterSeconds = 1;
 
@@ -99,7 +91,7 @@ export class TooManyInFlightError extends RoutingError {
 }
 
 /** A compare-and-set change lost against a concurrent change (or a stale expected epoch). */
-export class EpochConflictError extends RoutingError {
+export class EpochConflictError extends MeshError {
   readonly code = 'EPOCH_CONFLICT';
 
   constructor(
@@ -113,7 +105,7 @@ export class EpochConflictError extends RoutingError {
 }
 
 /** Edit or read of a table that was never seeded. */
-export class RoutingTableMissingError extends RoutingError {
+export class RoutingTableMissingError extends MeshError {
   readonly code = 'ROUTING_TABLE_MISSING';
 
   constructor() {
@@ -122,7 +114,7 @@ export class RoutingTableMissingError extends RoutingError {
 }
 
 /** Admin delete/read of a route or tenant that does not exist. */
-export class RoutingEntryNotFoundError extends RoutingError {
+export class RoutingEntryNotFoundError extends MeshError {
   readonly code = 'NOT_FOUND';
 
   constructor(
@@ -134,7 +126,7 @@ export class RoutingEntryNotFoundError extends RoutingError {
 }
 
 /** A write by a coordinator whose leader lease (fencing token) is no longer current. */
-export class FencedWriteError extends RoutingError {
+export class FencedWriteError extends MeshError {
   readonly code = 'FENCED';
 
   constructor(readonly token: number) {
@@ -146,7 +138,7 @@ export class FencedWriteError extends RoutingError {
  * A route edit names a model or version the repository cannot serve (422). `code` is the
  * first problem's; `problems` lists all. Admin edits may override with `?force=true`.
  */
-export class RouteEditRejectedError extends RoutingError {
+export class RouteEditRejectedError extends MeshError {
   readonly code: string;
 
   constructor(readonly problems: readonly { code: string; path: string; message: string }[]) {

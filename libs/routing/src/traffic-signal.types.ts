@@ -1,3 +1,5 @@
+import { ERROR_TABLE } from '@mesh/errors';
+
 /** Traffic of one version (or task) over a window, across every router. */
 export interface VersionSignals {
   requests: number;
@@ -50,17 +52,9 @@ export interface TrafficSignalSource {
  * Outcomes that count as the version's error: the server-side classes (HTTP 5xx). Client
  * mistakes (bad input, text too long) count as requests only, so users cannot fail a gate.
  */
-export const VERSION_ERROR_CODES: readonly string[] = [
-  'INTERNAL',
-  'BAD_BACKEND_RESPONSE',
-  'OUTPUT_SHAPE_MISMATCH',
-  'BACKEND_UNAVAILABLE',
-  'VERSION_UNROUTABLE',
-  'ROUTING_TABLE_MISSING',
-  'SHUTTING_DOWN',
-  'STORE_UNAVAILABLE',
-  'BACKEND_TIMEOUT',
-];
+export const VERSION_ERROR_CODES: readonly string[] = Object.entries(ERROR_TABLE)
+  .filter(([, m]) => m.http >= 500)
+  .map(([code]) => code);
 
 export function isVersionError(outcome: string): boolean {
   return outcome !== 'ok' && (VERSION_ERROR_CODES.includes(outcome) || outcome.startsWith('GRPC_'));

@@ -7,7 +7,7 @@ import {
   type JobItem,
   type JobRepository,
 } from '@mesh/jobs';
-import { isRetryableBackendError } from '@mesh/kserve';
+import { isRetryable } from '@mesh/errors';
 import type { Logger } from 'pino';
 import type { ChunkInference, PinnedModel } from './chunk-inference';
 import type { ChunkRunner } from './chunk.runner';
@@ -94,6 +94,7 @@ export class ChunkProcessor<V extends PinnedModel> {
     } catch (err: unknown) {
       const message = err instanceof Error ? err.message : String(err);
       const lastAttempt = job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
+      // The one table decides: unavailable, timed out or throttled retries; bad input does not.
       if (isRetryable(err)) {
         // The version went away mid-chunk (unloaded, backend gone): park, spend no attempt.
         await this.waitIfUnroutable(jobId, version);
@@ -135,13 +136,6 @@ export class ChunkProcessor<V extends PinnedModel> {
       results.map(() => code),
     );
   }
-}
-
-/** Transient backend conditions retry (UNAVAILABLE, DEADLINE_EXCEEDED, RESOURCE_EXHAUSTED, none routable). */
-export function isRetryable(err: unknown): boolean {
-  if (isRetryableBackendError(err)) return true;
-  const code = (err as { code?: unknown } | null)?.code;
-  return code === 'BACKEND_UNAVAILABLE' || code === 'VERSION_UNROUTABLE';
 }
 
 function codeOf(err: unknown): string {

@@ -1,17 +1,9 @@
+import { MeshError } from '@mesh/errors';
+
 /** A problem with one field of a plan or request, e.g. `steps[2].weight`. */
 export interface RolloutIssue {
   path: string;
   message: string;
-}
-
-/** Base of the coordinator's domain errors; the HTTP edge maps `code` to a status. */
-export abstract class RolloutError extends Error {
-  abstract readonly code: string;
-
-  constructor(message: string) {
-    super(message);
-    this.name = new.target.name;
-  }
 }
 
 function describeIssues(source: string, issues: readonly RolloutIssue[]): string {
@@ -20,7 +12,7 @@ function describeIssues(source: string, issues: readonly RolloutIssue[]): string
 }
 
 /** The plan document itself is malformed (types, ranges, the last step not 100, a bad cron). */
-export class InvalidPlanError extends RolloutError {
+export class InvalidPlanError extends MeshError {
   readonly code = 'INVALID_PLAN';
 
   constructor(readonly issues: readonly RolloutIssue[]) {
@@ -29,7 +21,7 @@ export class InvalidPlanError extends RolloutError {
 }
 
 /** A well-formed plan the mesh cannot run (unknown model or version, broken manifest, no route). */
-export class PlanRejectedError extends RolloutError {
+export class PlanRejectedError extends MeshError {
   readonly code = 'PLAN_REJECTED';
 
   constructor(readonly issues: readonly RolloutIssue[]) {
@@ -38,7 +30,7 @@ export class PlanRejectedError extends RolloutError {
 }
 
 /** Another rollout of the same (tenant, task) has not finished. */
-export class RolloutConflictError extends RolloutError {
+export class RolloutConflictError extends MeshError {
   readonly code = 'ROLLOUT_CONFLICT';
 
   constructor(
@@ -50,7 +42,7 @@ export class RolloutConflictError extends RolloutError {
   }
 }
 
-export class RolloutNotFoundError extends RolloutError {
+export class RolloutNotFoundError extends MeshError {
   readonly code = 'ROLLOUT_NOT_FOUND';
 
   constructor(readonly id: string) {
@@ -59,7 +51,7 @@ export class RolloutNotFoundError extends RolloutError {
 }
 
 /** An operator command that makes no sense in the rollout's current state. */
-export class InvalidCommandError extends RolloutError {
+export class InvalidCommandError extends MeshError {
   readonly code = 'INVALID_COMMAND';
 
   constructor(command: string, state: string) {
@@ -68,7 +60,7 @@ export class InvalidCommandError extends RolloutError {
 }
 
 /** A record save lost a race with another writer (retry after reading again). */
-export class RevisionConflictError extends RolloutError {
+export class RevisionConflictError extends MeshError {
   readonly code = 'REVISION_CONFLICT';
 
   constructor(readonly id: string) {

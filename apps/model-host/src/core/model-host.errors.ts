@@ -1,3 +1,5 @@
+import { MeshError } from '@mesh/errors';
+
 /**
  * Errors the model host raises. Each carries a `code` named after the gRPC status it maps to;
  * the edges translate codes to gRPC and HTTP status in one table (`error-status.map.ts`).
@@ -11,13 +13,12 @@ export type HostErrorCode =
   | 'CANCELLED'
   | 'INTERNAL';
 
-export class HostError extends Error {
+export class HostError extends MeshError {
   constructor(
     readonly code: HostErrorCode,
     message: string,
   ) {
     super(message);
-    this.name = new.target.name;
   }
 }
 

@@ -1,21 +1,13 @@
+import { MeshError } from '@mesh/errors';
+
 /** A problem with one field of a request, e.g. `texts[3]: must be a string`. */
 export interface FieldIssue {
   path: string;
   message: string;
 }
 
-/** Base of the errors the router itself raises; edges map `code` through the error table. */
-export abstract class RouterError extends Error {
-  abstract readonly code: string;
-
-  constructor(message: string) {
-    super(message);
-    this.name = new.target.name;
-  }
-}
-
 /** The request body or message did not match the API's schema. */
-export class RequestValidationError extends RouterError {
+export class RequestValidationError extends MeshError {
   readonly code = 'INVALID_ARGUMENT';
 
   constructor(readonly issues: readonly FieldIssue[]) {
@@ -28,7 +20,7 @@ export class RequestValidationError extends RouterError {
 }
 
 /** The request body is bigger than the router accepts. */
-export class PayloadTooLargeError extends RouterError {
+export class PayloadTooLargeError extends MeshError {
   readonly code = 'PAYLOAD_TOO_LARGE';
 
   constructor(readonly limitBytes: number) {
@@ -37,7 +29,7 @@ export class PayloadTooLargeError extends RouterError {
 }
 
 /** A sync batch with more items than the bound derived from the backend message limit. */
-export class BatchTooLargeError extends RouterError {
+export class BatchTooLargeError extends MeshError {
   readonly code = 'BATCH_TOO_LARGE';
 
   constructor(
@@ -49,7 +41,7 @@ export class BatchTooLargeError extends RouterError {
 }
 
 /** An admin route to an unknown model, or a version the router cannot serve. */
-export class UnknownModelError extends RouterError {
+export class UnknownModelError extends MeshError {
   readonly code = 'INVALID_ARGUMENT';
 
   constructor(readonly model: string) {
@@ -58,7 +50,7 @@ export class UnknownModelError extends RouterError {
 }
 
 /** The request's headers exceed the HTTP server's limit (Node's `maxHeaderSize`). */
-export class HeadersTooLargeError extends RouterError {
+export class HeadersTooLargeError extends MeshError {
   readonly code = 'HEADERS_TOO_LARGE';
 
   constructor() {
@@ -67,7 +59,7 @@ export class HeadersTooLargeError extends RouterError {
 }
 
 /** The request did not arrive in full within HTTP_REQUEST_TIMEOUT_MS (headers: _HEADERS_). */
-export class RequestTimeoutError extends RouterError {
+export class RequestTimeoutError extends MeshError {
   readonly code = 'REQUEST_TIMEOUT';
 
   constructor() {
@@ -76,7 +68,7 @@ export class RequestTimeoutError extends RouterError {
 }
 
 /** Bytes that are not an HTTP/1.1 request Node can parse. */
-export class MalformedHttpRequestError extends RouterError {
+export class MalformedHttpRequestError extends MeshError {
   readonly code = 'INVALID_ARGUMENT';
 
   constructor() {
@@ -85,7 +77,7 @@ export class MalformedHttpRequestError extends RouterError {
 }
 
 /** A known path asked with a method it does not answer. */
-export class MethodNotAllowedError extends RouterError {
+export class MethodNotAllowedError extends MeshError {
   readonly code = 'METHOD_NOT_ALLOWED';
 
   constructor(
@@ -97,7 +89,7 @@ export class MethodNotAllowedError extends RouterError {
 }
 
 /** The caller went away (closed the connection or cancelled the call) before its answer. */
-export class CallCancelledError extends RouterError {
+export class CallCancelledError extends MeshError {
   readonly code = 'CLIENT_CLOSED';
 
   constructor() {
@@ -106,7 +98,7 @@ export class CallCancelledError extends RouterError {
 }
 
 /** The router is shutting down and takes no new work; the caller should ask another router. */
-export class ShuttingDownError extends RouterError {
+export class ShuttingDownError extends MeshError {
   readonly code = 'SHUTTING_DOWN';
 
   constructor(what: string) {

@@ -6,7 +6,7 @@ import {
   type RouteConfig,
 } from '@asteasolutions/zod-to-openapi';
 import { z, type AnyZodObject, type ZodTypeAny } from 'zod';
-import { ERROR_TABLE, type ErrorCode } from '../errors/error-table';
+import { ERROR_TABLE, type ErrorCode } from '@mesh/errors';
 
 // Adds `.openapi()` to every zod type (schemas built before this line included).
 extendZodWithOpenApi(z);

@@ -4,6 +4,7 @@ import {
   EpochConflictError,
   FencedWriteError,
   RouteEditRejectedError,
+  RoutingTableMissingError,
   RoutingValidationError,
   UnauthenticatedError,
 } from '@mesh/routing';
@@ -15,9 +16,9 @@ import {
   RolloutConflictError,
   RolloutNotFoundError,
 } from '../rollout/rollout.errors';
-import { COORDINATOR_ERROR_TABLE, errorReply } from './coordinator-error.table';
+import { coordinatorErrorReply } from './coordinator-error.filter';
 
-describe('coordinator error table', () => {
+describe('coordinator error replies', () => {
   it.each([
     [new InvalidPlanError([{ path: 'steps', message: 'x' }]), 400, 'INVALID_PLAN'],
     [new UnauthenticatedError(), 401, 'UNAUTHENTICATED'],
@@ -38,22 +39,25 @@ describe('coordinator error table', () => {
     ],
     [new RoutingValidationError('weights edit', []), 400, 'INVALID_ROUTING_CONFIG'],
     [new JobNotFoundError('j1'), 404, 'JOB_NOT_FOUND'],
+    // Not seeded yet is "not ready", as on the router (this edge answered 404 before).
+    [new RoutingTableMissingError(), 503, 'ROUTING_TABLE_MISSING'],
     [Object.assign(new Error('bad json'), { statusCode: 400 }), 400, 'INVALID_JSON'],
     [new Error('boom'), 500, 'INTERNAL'],
   ])('%s → %i %s', (err, status, code) => {
-    const reply = errorReply(err);
+    const reply = coordinatorErrorReply(err);
     expect(reply.status).toBe(status);
     expect(reply.body.error.code).toBe(code);
-    expect(COORDINATOR_ERROR_TABLE[code as keyof typeof COORDINATOR_ERROR_TABLE]).toBe(status);
   });
 
   it('lists plan issues as details and never leaks internal messages', () => {
-    const reply = errorReply(
+    const reply = coordinatorErrorReply(
       new PlanRejectedError([{ path: 'toVersion', message: 'version 9 missing' }]),
     );
     expect(reply.body.error.details).toEqual({
       issues: [{ path: 'toVersion', message: 'version 9 missing' }],
     });
-    expect(errorReply(new Error('secret path /x')).body.error.message).toBe('internal error');
+    expect(coordinatorErrorReply(new Error('secret path /x')).body.error.message).toBe(
+      'internal error',
+    );
   });
 });

@@ -16,11 +16,16 @@ import {
   RoutingTableRepository,
   routingKeys,
 } from '@mesh/routing';
-import { createMetricsRegistry, RedisHealthModule } from '@mesh/telemetry';
+import {
+  ADMIN_AUTHENTICATOR,
+  AdminKeyGuard,
+  createMetricsRegistry,
+  RedisHealthModule,
+} from '@mesh/telemetry';
 import type { Logger } from 'pino';
 import type { CoordinatorConfig } from './coordinator.config';
 import { CoordinatorRuntime } from './coordinator.runtime';
-import { ADMIN_AUTHENTICATOR, REDIS_CLIENT } from './coordinator.tokens';
+import { REDIS_CLIENT } from './coordinator.tokens';
 import { DashboardModule, type DashboardDeps } from './dashboard/dashboard.module';
 import { BackendReconciler } from './fleet/backend.reconciler';
 import { HeartbeatRouterFleet } from './fleet/heartbeat.router-fleet';
@@ -29,7 +34,6 @@ import { KServeWarmer } from './fleet/kserve.warmer';
 import { RedisDesiredVersions } from './fleet/redis.desired-versions';
 import { RepositoryModelCatalog } from './fleet/repository-model.catalog';
 import { RoutingRouteStore } from './fleet/routing.route-store';
-import { AdminKeyGuard } from './http/admin-key.guard';
 import { RolloutsController } from './http/rollouts.controller';
 import { LeaderLease } from './leader/leader-lease';
 import { CoordinatorMetrics } from './metrics/coordinator.metrics';

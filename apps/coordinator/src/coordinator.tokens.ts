@@ -1,4 +1,3 @@
 /** Nest injection tokens of the coordinator's plain (non-Nest) collaborators. */
-export const ADMIN_AUTHENTICATOR = Symbol('ADMIN_AUTHENTICATOR');
 export const REDIS_CLIENT = Symbol('REDIS_CLIENT');
 export const COORDINATOR_LOGGER = Symbol('COORDINATOR_LOGGER');

@@ -24,6 +24,8 @@ import {
   WeightedVersionPicker,
 } from '@mesh/routing';
 import {
+  ADMIN_AUTHENTICATOR,
+  AdminKeyGuard,
   HealthController,
   METRICS_REGISTRY,
   MetricsController,
@@ -35,7 +37,6 @@ import {
 import type Redis from 'ioredis';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
-import { AdminKeyGuard } from './admin/admin-key.guard';
 import { AdminController } from './admin/admin.controller';
 import { AdminService } from './admin/admin.service';
 import { AccessLog } from './core/access.log';
@@ -62,7 +63,7 @@ import { PredictController } from './http/predict.controller';
 import { batchBound, type RouterConfig } from './router.config';
 import { RouterLifecycle } from './router.lifecycle';
 import { BackendReadyCheck, RedisReadyCheck, RoutesLoadedCheck } from './router.readiness';
-import { ADMIN_AUTHENTICATOR, LOGGER, REDIS } from './router.tokens';
+import { LOGGER, REDIS } from './router.tokens';
 
 /**
  * Longest wait for one Redis command of the router's shared connection (admin edits, job

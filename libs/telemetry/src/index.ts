@@ -1,4 +1,5 @@
 export { SampledAccessLog } from './access.log';
+export { AdminKeyGuard, type AdminKeyVerifier } from './admin-key.guard';
 export { HealthController } from './health.controller';
 export { createHttpApp, listenHttp, type HttpAppOptions } from './http-app';
 export { streamRaw } from './http-stream';
@@ -16,4 +17,4 @@ export {
 export { RedisHealthModule } from './redis-health.module';
 export { RedisPingCheck, type Pingable } from './redis-ping.check';
 export { announceListening, announceRedisPrefix, httpUrlOf, runMain } from './run-app';
-export { METRICS_REGISTRY, READINESS_CHECKS } from './telemetry.tokens';
+export { ADMIN_AUTHENTICATOR, METRICS_REGISTRY, READINESS_CHECKS } from './telemetry.tokens';

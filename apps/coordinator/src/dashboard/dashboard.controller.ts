@@ -12,9 +12,8 @@ import {
   Res,
   UseGuards,
 } from '@nestjs/common';
-import { OpenStreamsRegistry, streamRaw } from '@mesh/telemetry';
+import { AdminKeyGuard, OpenStreamsRegistry, streamRaw } from '@mesh/telemetry';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { AdminKeyGuard } from '../http/admin-key.guard';
 import { DASHBOARD_FEEDS } from './dashboard.tokens';
 import {
   DASHBOARD_VIEWS,

@@ -9,9 +9,7 @@ import type {
   RoutingTableRepository,
   TrafficSignalSource,
 } from '@mesh/routing';
-import { OpenStreamsRegistry } from '@mesh/telemetry';
-import { ADMIN_AUTHENTICATOR } from '../coordinator.tokens';
-import { AdminKeyGuard } from '../http/admin-key.guard';
+import { ADMIN_AUTHENTICATOR, AdminKeyGuard, OpenStreamsRegistry } from '@mesh/telemetry';
 import type { Clock } from '../rollout/rollout.ports';
 import type { RolloutRepository } from '../rollout/rollout.repository';
 import type { RolloutService } from '../rollout/rollout.service';

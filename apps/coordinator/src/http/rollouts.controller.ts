@@ -9,13 +9,13 @@ import {
   Post,
   UseGuards,
 } from '@nestjs/common';
+import { AdminKeyGuard } from '@mesh/telemetry';
 import {
   OPERATOR_COMMANDS,
   type OperatorCommandKind,
   type RolloutView,
 } from '@mesh/rollout-contract';
 import { RolloutService } from '../rollout/rollout.service';
-import { AdminKeyGuard } from './admin-key.guard';
 
 /** `/v1/rollouts`: plans in, state and timeline out; operator commands. */
 @Controller('v1/rollouts')

@@ -12,8 +12,8 @@ import {
   UseGuards,
 } from '@nestjs/common';
 import { parseRoute, parseTenant } from '@mesh/routing';
+import { AdminKeyGuard } from '@mesh/telemetry';
 import { parseRequest } from '../http/request.schemas';
-import { AdminKeyGuard } from './admin-key.guard';
 import {
   EPOCH_HEADER,
   auditLimitSchema,

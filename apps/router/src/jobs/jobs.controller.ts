@@ -12,17 +12,16 @@ import {
   Query,
   Req,
   Res,
+  UseGuards,
 } from '@nestjs/common';
 import { ApiBearerAuth, ApiHeader, ApiTags } from '@nestjs/swagger';
 import { parseNdjsonItems, type JobStatusView } from '@mesh/jobs';
-import { OpenStreamsRegistry, streamRaw } from '@mesh/telemetry';
-import type { AdminAuthenticator } from '@mesh/routing';
+import { AdminKeyGuard, OpenStreamsRegistry, streamRaw } from '@mesh/telemetry';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { CallerService } from '../core/caller.service';
 import { RequestValidationError } from '../errors/router.errors';
 import { callContext } from '../http/call-context';
 import { parseRequest } from '../http/request.schemas';
-import { ADMIN_AUTHENTICATOR } from '../router.tokens';
 import type { SubmitJobCommand } from './job.commands';
 import {
   fromSchema,
@@ -41,6 +40,7 @@ export const NDJSON = 'application/x-ndjson';
 /**
  * Bulk jobs over HTTP: submit (JSON body or streamed NDJSON), status, progress events (SSE),
  * results (NDJSON, input order, resumable with ?from=), cancel, list; admin list and cancel.
+ * Tenant routes authenticate the tenant's key; the admin routes are guarded by AdminKeyGuard.
  */
 @ApiTags('jobs')
 @ApiBearerAuth()
@@ -56,7 +56,6 @@ export class JobsController {
     private readonly submissions: JobSubmissionService,
     private readonly query: JobQueryService,
     private readonly streams: OpenStreamsRegistry,
-    @Inject(ADMIN_AUTHENTICATOR) private readonly admin: AdminAuthenticator,
     @Inject(JOB_UPLOAD_LIMITS) private readonly limits: JobUploadLimits,
   ) {}
 
@@ -157,29 +156,20 @@ export class JobsController {
   }
 
   @Get('admin/jobs')
-  adminList(
-    @Headers('authorization') authz: string | undefined,
-    @Query() q: unknown,
-  ): Promise<object> {
-    this.admin.verify(authz);
+  @UseGuards(AdminKeyGuard)
+  adminList(@Query() q: unknown): Promise<object> {
     return this.listFor({ admin: true }, q);
   }
 
   @Get('admin/jobs/:id')
-  adminStatus(
-    @Headers('authorization') authz: string | undefined,
-    @Param('id') id: string,
-  ): Promise<JobStatusView> {
-    this.admin.verify(authz);
+  @UseGuards(AdminKeyGuard)
+  adminStatus(@Param('id') id: string): Promise<JobStatusView> {
     return this.query.status({ admin: true }, id);
   }
 
   @Delete('admin/jobs/:id')
-  adminCancel(
-    @Headers('authorization') authz: string | undefined,
-    @Param('id') id: string,
-  ): Promise<JobStatusView> {
-    this.admin.verify(authz);
+  @UseGuards(AdminKeyGuard)
+  adminCancel(@Param('id') id: string): Promise<JobStatusView> {
     return this.query.cancel({ admin: true }, id);
   }
 

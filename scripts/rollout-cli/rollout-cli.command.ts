@@ -7,30 +7,16 @@
  * Uses COORDINATOR_URL (default http://127.0.0.1:8090) and ADMIN_API_KEY.
  */
 import { readFileSync } from 'node:fs';
+import {
+  OPERATOR_COMMANDS,
+  isOperatorCommand,
+  type RolloutView,
+  type TimelineEntry,
+} from '@mesh/rollout-contract';
 import { parse as parseYaml } from 'yaml';
 import { ERROR_TABLE, isErrorCode, type ErrorBody } from '@mesh/errors';
 
-export const ROLLOUT_USAGE =
-  'usage: npm run mesh -- rollout create -f plan.yaml | list | status ID | pause ID | resume ID | abort ID | promote ID';
-
-interface TimelineEntry {
-  at: string;
-  from: string;
-  to: string;
-  step: number;
-  reason: string;
-  metrics?: Record<string, unknown>;
-}
-
-interface RolloutView {
-  id: string;
-  plan: { tenant: string; task: string; model: string; toVersion: number; steps: unknown[] };
-  state: string;
-  step: number;
-  weights: { version: number; weight: number }[];
-  pendingCommand?: string;
-  timeline: TimelineEntry[];
-}
+export const ROLLOUT_USAGE = `usage: npm run mesh -- rollout create -f plan.yaml | list | status ID | ${OPERATOR_COMMANDS.map((c) => `${c} ID`).join(' | ')}`;
 
 type Print = (line: string) => void;
 
@@ -56,6 +42,14 @@ export async function rolloutCommand(args: string[], print: Print = console.log)
     }
     return json;
   };
+  if (isOperatorCommand(sub) && rest[0]) {
+    const r = (await call(
+      'POST',
+      `/v1/rollouts/${encodeURIComponent(rest[0])}/${sub}`,
+    )) as RolloutView;
+    print(`${r.id} ${r.state} (${sub} queued)`);
+    return 0;
+  }
   switch (sub) {
     case 'create': {
       const file = rest[0] === '-f' ? rest[1] : undefined;
@@ -97,18 +91,6 @@ export async function rolloutCommand(args: string[], print: Print = console.log)
           r.timeline.map((t) => [t.at, t.from, t.to, String(t.step), t.reason, metrics(t)]),
         ),
       );
-      return 0;
-    }
-    case 'pause':
-    case 'resume':
-    case 'abort':
-    case 'promote': {
-      if (!rest[0]) break;
-      const r = (await call(
-        'POST',
-        `/v1/rollouts/${encodeURIComponent(rest[0])}/${sub}`,
-      )) as RolloutView;
-      print(`${r.id} ${r.state} (${sub} queued)`);
       return 0;
     }
     default:

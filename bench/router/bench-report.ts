@@ -88,6 +88,48 @@ export interface MixHeadline {
   openLoop: { rate: number; arms: Record<string, { p50: number; p99: number; errors: number }> };
   /** The same measures for the mesh of another checkout (`router-baseline`), when that arm ran. */
   beforeAfter?: BeforeAfter[];
+  /** The `router-as-written` arms (a config as Triton users write it) against the peer, when they ran. */
+  asWritten?: AsWritten;
+}
+
+/**
+ * The router at default settings before a host whose config is written as for Triton (one
+ * instance, `max_queue_delay_microseconds: 2000`, no mesh parameters), against the naive peer.
+ * Goal (issue 31): c=1 p50 within 1.5 ms of the peer's.
+ */
+export interface AsWritten {
+  p50Http: number;
+  p50Grpc: number;
+  /** p50 at c=1 minus the peer's, ms. */
+  overPeerHttp: number;
+  overPeerGrpc: number;
+  /** c=32 throughput ÷ the peer's, and p99s (ms). */
+  vsPeer32: number;
+  vsPeer32Grpc: number;
+  throughput32: number;
+  p99: number;
+  p99Grpc: number;
+}
+
+function asWrittenOf(points: readonly BenchPoint[], mix: TextMix): AsWritten | undefined {
+  const a1 = find(points, 'router-as-written', mix, 1);
+  const g1 = find(points, 'router-as-written-grpc', mix, 1);
+  const a32 = find(points, 'router-as-written', mix, 32);
+  const g32 = find(points, 'router-as-written-grpc', mix, 32);
+  if (!a1 && !g1 && !a32 && !g32) return undefined;
+  const n1 = find(points, 'naive-peer', mix, 1);
+  const p32 = find(points, 'naive-peer', mix, 32);
+  return {
+    p50Http: a1?.p50 ?? NaN,
+    p50Grpc: g1?.p50 ?? NaN,
+    overPeerHttp: r2((a1?.p50 ?? NaN) - (n1?.p50 ?? NaN)),
+    overPeerGrpc: r2((g1?.p50 ?? NaN) - (n1?.p50 ?? NaN)),
+    vsPeer32: r2((a32?.throughput ?? NaN) / (p32?.throughput ?? NaN)),
+    vsPeer32Grpc: r2((g32?.throughput ?? NaN) / (p32?.throughput ?? NaN)),
+    throughput32: a32?.throughput ?? NaN,
+    p99: a32?.p99 ?? NaN,
+    p99Grpc: g32?.p99 ?? NaN,
+  };
 }
 
 /** One measure of the mesh before a change (the `router-baseline` arm) and after it (`router`). */
@@ -188,6 +230,7 @@ function mixHeadline(points: readonly BenchPoint[], mix: TextMix, cores: number)
       ),
     },
     beforeAfter: beforeAfter(points, mix, top?.throughput ?? NaN, rawB1?.p50 ?? NaN),
+    asWritten: asWrittenOf(points, mix),
   };
 }
 
@@ -310,6 +353,26 @@ export function renderMarkdown(report: BenchReport): string {
             'added p50 at c=1 over the fastest raw ORT b1, gRPC PredictStream',
             '≤ 1 ms',
             (x) => `${x.addedP50GrpcStream ?? 'n/a'} ms (${x.routerGrpcStreamP50 ?? 'n/a'})`,
+          ),
+        ]
+      : []),
+    ...(h.mixes.some((x) => x.asWritten)
+      ? [
+          row(
+            'config as Triton users write it (`router-as-written`): c=1 p50 over the naive peer, HTTP; gRPC',
+            '≤ 1.5 ms',
+            (x) =>
+              x.asWritten
+                ? `+${x.asWritten.overPeerHttp}; +${x.asWritten.overPeerGrpc} ms (${x.asWritten.p50Http}; ${x.asWritten.p50Grpc} vs ${x.peerP50})`
+                : 'n/a',
+          ),
+          row(
+            'config as written ÷ naive peer, c=32 (HTTP; gRPC), p99 vs peer',
+            '≥ 1.3, p99 ≤ peer',
+            (x) =>
+              x.asWritten
+                ? `${x.asWritten.vsPeer32}; ${x.asWritten.vsPeer32Grpc} (${x.asWritten.throughput32} vs ${x.peer32}/s), p99 ${x.asWritten.p99}; ${x.asWritten.p99Grpc} vs ${x.peerP99} ms`
+                : 'n/a',
           ),
         ]
       : []),

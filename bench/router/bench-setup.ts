@@ -61,7 +61,7 @@ export function repositoryVariant(
   models: string,
   model: string,
   parameters: Record<string, string>,
-  options: { instances?: number } = {},
+  options: { instances?: number; rewrite?: (config: string) => string } = {},
 ): { root: string; remove: () => void } {
   const root = mkdtempSync(join(tmpdir(), 'bench-repo-'));
   // Everything but the edited config.pbtxt is only read: link it instead of copying 100s of MB.
@@ -74,6 +74,7 @@ export function repositoryVariant(
   }
   const file = join(root, model, 'config.pbtxt');
   let text = readFileSync(join(models, model, 'config.pbtxt'), 'utf8');
+  if (options.rewrite) text = options.rewrite(text);
   for (const [k, v] of Object.entries(parameters)) text = setModelConfigParameter(text, file, k, v);
   if (options.instances !== undefined) {
     const counted = text.replace(
@@ -85,4 +86,25 @@ export function repositoryVariant(
   }
   writeFileSync(file, text);
   return { root, remove: () => rmSync(root, { recursive: true, force: true }) };
+}
+
+/**
+ * The bench model's config as Triton users write it: one CPU instance, a 2 ms queue delay and
+ * no mesh parameters (no dispatch, balancing, padding, ordering or thread settings). Only the
+ * model_sha256 pins stay: the router routes to a backend only when they match its manifest.
+ */
+export function asUsersWriteIt(text: string): string {
+  const pins = [...text.matchAll(/parameters\s*\{\s*key:\s*"(model_sha256[^"]*)"[^}]*\}\s*\}/g)];
+  const head = text
+    .replace(/parameters\s*\{[^{}]*\{[^{}]*\}\s*\}/g, '')
+    .replace(/dynamic_batching\s*\{[^}]*\}/, '')
+    .replace(/instance_group\s*\[[^\]]*\]/, '')
+    .trim();
+  return [
+    head,
+    'instance_group [ { count: 1 kind: KIND_CPU } ]',
+    'dynamic_batching { max_queue_delay_microseconds: 2000 }',
+    ...pins.map((m) => m[0]),
+    '',
+  ].join('\n');
 }

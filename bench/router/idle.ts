@@ -21,7 +21,7 @@ async function main(): Promise<void> {
   const repo = repositoryVariant(
     models,
     BENCH_MODEL.name,
-    { dispatch_when_idle: 'true' },
+    {},
     { instances: availableParallelism() },
   );
   const procs: BenchProcess[] = [];

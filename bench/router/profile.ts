@@ -162,12 +162,7 @@ async function profileAt(
   dir: string,
 ): Promise<string[]> {
   // As the router benchmark's mesh host: one 1-thread instance per core.
-  const repo = repositoryVariant(
-    models,
-    MODEL,
-    { dispatch_when_idle: 'true' },
-    { instances: availableParallelism() },
-  );
+  const repo = repositoryVariant(models, MODEL, {}, { instances: availableParallelism() });
   const procs: BenchProcess[] = [];
   const profiled = (name: string) => ['--cpu-prof', `--cpu-prof-dir=${join(dir, `c${c}`, name)}`];
   try {

@@ -152,7 +152,7 @@ async function main(): Promise<void> {
   const repo = repositoryVariant(
     args.models,
     BENCH_MODEL.name,
-    { dispatch_when_idle: 'true' },
+    {},
     { instances: availableParallelism() },
   );
   const procs: BenchProcess[] = [];

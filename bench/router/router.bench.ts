@@ -22,7 +22,7 @@ import {
   waitReady,
   type BenchProcess,
 } from './bench-processes';
-import { ensureBuiltAndGenerated, repositoryVariant } from './bench-setup';
+import { asUsersWriteIt, ensureBuiltAndGenerated, repositoryVariant } from './bench-setup';
 import { RawOrtArm, rawLabel, type RawConfig } from './raw-ort.arm';
 import { RouterGrpcClient } from './router-grpc.client';
 import { postJson } from './http-post';
@@ -52,8 +52,21 @@ interface Args {
   baseline?: string;
 }
 
-/** `router-nocoalesce`: the same router with ROUTER_COALESCE=off, so coalescing shows side by side. */
-const CLOSED_ARMS = ['router', 'router-nocoalesce', 'router-grpc', 'router-triton', 'naive-peer'];
+/**
+ * `router-nocoalesce`: the same router with ROUTER_COALESCE=off, so coalescing shows side by side.
+ * `router-as-written` / `-grpc`: a router at default settings before a host whose config is
+ * written as Triton users write it (`asUsersWriteIt`): what a user gets without tuning.
+ */
+const CLOSED_ARMS = [
+  'router',
+  'router-nocoalesce',
+  'router-grpc',
+  'router-triton',
+  'router-as-written',
+  'router-as-written-grpc',
+  'naive-peer',
+];
+
 /**
  * Opt-in arms (`--arms`): gRPC into the router with every request on one PredictStream call,
  * the mesh router with traffic signals off, to price recording them, gRPC into the router with
@@ -115,7 +128,8 @@ function machine(instances: number): BenchReport['machine'] {
     onnxruntime: ortVersion,
     threads:
       `${CORES} cores (os.availableParallelism()); hosts: ${instances} instance(s) × intra-op ${Math.max(1, Math.floor(CORES / instances))} (cores ÷ instances, the host's default), ` +
-      `spinning off, plus a lone-batch session × intra-op ${CORES} that spins during its runs; ` +
+      `every session spinning during its runs only, plus a lone-batch session × intra-op ${CORES}; ` +
+      `router-as-written: 1 instance (the host's defaults otherwise); ` +
       `naive peer: 1 session × intra-op ${CORES}, ORT defaults otherwise; ` +
       `raw ORT: each configuration names its split`,
     loadAverage: readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' '),
@@ -145,6 +159,9 @@ interface Procs {
   /** Started only when `--arms` names `router-baseline` (with its own baseline host). */
   routerBaseline?: BenchProcess;
   hostBaseline?: BenchProcess;
+  /** Started only when `--arms` names a `router-as-written*` arm (with its own host). */
+  routerAsWritten?: BenchProcess;
+  hostAsWritten?: BenchProcess;
   peer: BenchProcess;
 }
 
@@ -170,27 +187,25 @@ async function main(): Promise<void> {
   );
   log(`corpus token lengths: ${JSON.stringify(histograms)}; ${CORES} cores; load ${loadBefore}`);
   const prefix = `bench-router-${process.pid}`;
-  // The mesh's host dispatches at once to an idle instance; the Triton-like one batches only
-  // equal shapes in arrival order and always waits max_queue_delay for partners, as Triton does.
-  // One 1-thread instance per core: the best thread split of the raw-ORT ceiling, as
-  // docs/models.md recommends for CPU hosts (intra-op threads default to cores ÷ instances).
-  const meshRepo = repositoryVariant(
-    args.models,
-    MODEL,
-    { dispatch_when_idle: 'true' },
-    { instances: args.instances },
-  );
+  // The mesh's host dispatches at once to an idle instance (its default); the Triton-like one
+  // batches only equal shapes in arrival order, unbalanced, and always waits max_queue_delay for
+  // partners, as Triton does. One 1-thread instance per core: the best thread split of the
+  // raw-ORT ceiling, as docs/models.md recommends for CPU hosts (intra-op threads default to
+  // cores ÷ instances).
+  const meshRepo = repositoryVariant(args.models, MODEL, {}, { instances: args.instances });
   const tritonRepo = repositoryVariant(
     args.models,
     MODEL,
     {
       dispatch_when_idle: 'false',
+      balance_instances: 'false',
       max_padding_ratio: '1',
       batch_order: 'arrival',
       lone_batch_threads: '0',
     },
     { instances: args.instances },
   );
+  const asWrittenRepo = repositoryVariant(args.models, MODEL, {}, { rewrite: asUsersWriteIt });
   const all: BenchProcess[] = [];
   try {
     const host = (name: string, repo: string, root = ROOT) =>
@@ -199,7 +214,7 @@ async function main(): Promise<void> {
       name: string,
       h: BenchProcess,
       repo: string,
-      pad: number,
+      pad: number | undefined,
       extra: Record<string, string> = {},
       root = ROOT,
     ) =>
@@ -213,7 +228,7 @@ async function main(): Promise<void> {
           REDIS_KEY_PREFIX: `${prefix}-${name}`,
           MODEL_REPOSITORY: repo,
           KSERVE_ENDPOINTS: h.urls.grpc!.replace(/^grpc:\/\//, ''),
-          ROUTER_PAD_MULTIPLE: String(pad),
+          ...(pad === undefined ? {} : { ROUTER_PAD_MULTIPLE: String(pad) }),
           ...extra,
         },
         ['http', 'grpc'],
@@ -260,12 +275,26 @@ async function main(): Promise<void> {
       ? await router('router-baseline', hostBaseline, meshRepo.root, 0, {}, args.baseline)
       : undefined;
     if (routerBaseline) all.push(routerBaseline);
+    // The router at its defaults (no pad multiple, coalescing as deployed) before a host that
+    // reads the config as written.
+    const hostAsWritten = args.arms.some((a) => a.startsWith('router-as-written'))
+      ? await host('model-host-as-written', asWrittenRepo.root)
+      : undefined;
+    if (hostAsWritten) {
+      all.push(hostAsWritten);
+      await waitReady(`${hostAsWritten.urls.http}/healthz/ready`);
+    }
+    const routerAsWritten = hostAsWritten
+      ? await router('router-as-written', hostAsWritten, asWrittenRepo.root, undefined)
+      : undefined;
+    if (routerAsWritten) all.push(routerAsWritten);
     await waitReady(`${routerMesh.url}/healthz/ready`);
     await waitReady(`${routerTriton.url}/healthz/ready`);
     if (routerQuiet) await waitReady(`${routerQuiet.url}/healthz/ready`);
     if (routerPlain) await waitReady(`${routerPlain.url}/healthz/ready`);
     if (routerUnary) await waitReady(`${routerUnary.url}/healthz/ready`);
     if (routerBaseline) await waitReady(`${routerBaseline.url}/healthz/ready`);
+    if (routerAsWritten) await waitReady(`${routerAsWritten.url}/healthz/ready`);
     const peer = await startNaivePeer(args.models, all);
     const procs: Procs = {
       hostMesh,
@@ -277,6 +306,8 @@ async function main(): Promise<void> {
       routerUnary,
       routerBaseline,
       hostBaseline,
+      routerAsWritten,
+      hostAsWritten,
       peer,
     };
     const points: BenchPoint[] = [];
@@ -306,6 +337,7 @@ async function main(): Promise<void> {
     for (const p of all.reverse()) await p.stop();
     meshRepo.remove();
     tritonRepo.remove();
+    asWrittenRepo.remove();
     const redis = createRedisClient('redis://127.0.0.1:6379', 'bench');
     const keys = await redis.keys(`${prefix}*`);
     if (keys.length > 0) await redis.del(...keys);
@@ -385,6 +417,8 @@ async function closedLoop(
   const body = (i: number) => JSON.stringify({ task: TASK, text: corpus[i % corpus.length] });
   const grpc = new RouterGrpcClient(p.router.urls.grpc!, KEY);
   const plainGrpc = p.routerPlain && new RouterGrpcClient(p.routerPlain.urls.grpc!, KEY);
+  const asWrittenGrpc =
+    p.routerAsWritten && new RouterGrpcClient(p.routerAsWritten.urls.grpc!, KEY);
   const arms: Record<
     string,
     { shot: (i: number) => Promise<void>; pids: Record<string, number>; note: string }
@@ -442,6 +476,18 @@ async function closedLoop(
       pids: { router: p.routerTriton.pid, host: p.hostTriton.pid },
       note: `HTTP → router (pad to multiples of ${PAD_MULTIPLE}) → host batching equal shapes only, Triton's delay rule`,
     },
+    ...(p.routerAsWritten && {
+      'router-as-written': {
+        shot: (i: number) => postJson(`${p.routerAsWritten!.url}/v1/predict`, body(i), KEY),
+        pids: { router: p.routerAsWritten.pid, host: p.hostAsWritten!.pid },
+        note: 'HTTP → router (defaults) → host with the config as Triton users write it: 1 instance, max_queue_delay 2 ms, no mesh parameters',
+      },
+      'router-as-written-grpc': {
+        shot: (i: number) => asWrittenGrpc!.predict(TASK, corpus[i % corpus.length]!),
+        pids: { router: p.routerAsWritten.pid, host: p.hostAsWritten!.pid },
+        note: 'as router-as-written, over gRPC (same router and host)',
+      },
+    }),
     'naive-peer': {
       shot: (i) => postJson(`${p.peer.url}/predict`, body(i)),
       pids: { peer: p.peer.pid },
@@ -467,6 +513,7 @@ async function closedLoop(
   } finally {
     grpc.close();
     plainGrpc?.close();
+    asWrittenGrpc?.close();
   }
   return out;
 }

@@ -222,6 +222,9 @@ describe('item 8: the admin guard and admin body validation', () => {
     ['DELETE', '/v1/admin/tenants/acme'],
     ['GET', '/v1/admin/audit'],
     ['POST', '/v1/admin/reseed'],
+    ['GET', '/v1/admin/jobs'],
+    ['GET', '/v1/admin/jobs/j-1'],
+    ['DELETE', '/v1/admin/jobs/j-1'],
   ];
 
   it.each(endpoints)('%s %s: 401 without a key, 403 with a tenant key', async (method, path) => {

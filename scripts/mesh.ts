@@ -8,7 +8,7 @@
  *   npm run mesh -- job ...        bulk jobs through the router API (scripts/job-cli.ts)
  * Uses REDIS_URL, REDIS_KEY_PREFIX and MESH_CONFIG like the apps.
  */
-import { createRedisClient, keyPrefix, loadConfig, redisUrl } from '@mesh/config';
+import { createRedis, closeRedis, keyPrefix, loadConfig, redisUrl } from '@mesh/config';
 import { RoutingTableRepository, seedFromMeshConfig } from '@mesh/routing';
 import { z } from 'zod';
 import { runJobCommand } from './job-cli';
@@ -28,7 +28,7 @@ async function main(): Promise<number> {
     REDIS_KEY_PREFIX: keyPrefix,
     MESH_CONFIG: z.string().default('deploy/config/mesh.yaml'),
   });
-  const redis = createRedisClient(config.REDIS_URL, 'mesh-cli');
+  const redis = createRedis('commands', { url: config.REDIS_URL, name: 'mesh-cli' });
   const repo = new RoutingTableRepository(redis, { keyPrefix: config.REDIS_KEY_PREFIX });
   try {
     switch (command) {
@@ -56,7 +56,7 @@ async function main(): Promise<number> {
         return 2;
     }
   } finally {
-    redis.disconnect();
+    await closeRedis(redis);
   }
 }
 

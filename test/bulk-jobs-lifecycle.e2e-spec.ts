@@ -2,8 +2,7 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createRedisClient } from '@mesh/config';
-import type Redis from 'ioredis';
+import { createRedis, closeRedis, type RedisClient } from '@mesh/config';
 import { ROOT, uniquePrefix, type StartedApp } from './support/app-process';
 import { pollUntil } from './support/poll';
 import {
@@ -39,7 +38,7 @@ const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const CHUNK = 200;
 const prefix = uniquePrefix(__filename);
 let mesh: Mesh;
-let redis: Redis;
+let redis: RedisClient;
 let worker: StartedApp;
 const scratch = mkdtempSync(join(tmpdir(), 'bulk-lifecycle-'));
 
@@ -74,7 +73,7 @@ beforeAll(async () => {
     },
     routerEnv: { JOBS_CHUNK_SIZE: String(CHUNK) },
   });
-  redis = createRedisClient(REDIS_URL, 'bulk-lifecycle-e2e');
+  redis = createRedis('commands', { url: REDIS_URL, name: 'bulk-lifecycle-e2e' });
   worker = await startWorker(workerEnv());
 }, 180_000);
 
@@ -85,7 +84,7 @@ afterAll(async () => {
   if (redis) {
     const keys = await redis.keys(`${prefix}:*`);
     for (let i = 0; i < keys.length; i += 1000) await redis.del(...keys.slice(i, i + 1000));
-    await redis.quit();
+    await closeRedis(redis);
   }
 });
 

@@ -1,7 +1,6 @@
 /* eslint-disable @typescript-eslint/no-explicit-any, @typescript-eslint/no-unsafe-return -- wire JSON and grpc-js dynamic clients are untyped by nature */
 import * as grpc from '@grpc/grpc-js';
-import { createRedisClient } from '@mesh/config';
-import type Redis from 'ioredis';
+import { createRedis, closeRedis, type RedisClient } from '@mesh/config';
 import { startApp, uniquePrefix, type StartedApp } from './support/app-process';
 import { pollUntil } from './support/poll';
 import {
@@ -31,7 +30,7 @@ jest.setTimeout(240_000);
 
 const prefix = uniquePrefix(__filename);
 let mesh: Mesh;
-let redis: Redis;
+let redis: RedisClient;
 const workers: StartedApp[] = [];
 
 const admin = (method: string, path: string, body?: unknown) =>
@@ -39,7 +38,7 @@ const admin = (method: string, path: string, body?: unknown) =>
 
 beforeAll(async () => {
   mesh = await startMesh(prefix, { routerEnv: { JOBS_CHUNK_SIZE: '500' } });
-  redis = createRedisClient('redis://127.0.0.1:6379', 'bulk-e2e');
+  redis = createRedis('commands', { url: 'redis://127.0.0.1:6379', name: 'bulk-e2e' });
   const env = {
     REDIS_KEY_PREFIX: prefix,
     KSERVE_ENDPOINTS: hostPort(mesh.host.urls.grpc!),
@@ -54,7 +53,7 @@ afterAll(async () => {
   if (redis) {
     const keys = await redis.keys(`${prefix}:*`);
     for (let i = 0; i < keys.length; i += 1000) await redis.del(...keys.slice(i, i + 1000));
-    await redis.quit();
+    await closeRedis(redis);
   }
 });
 

@@ -1,7 +1,7 @@
 /* eslint-disable @typescript-eslint/no-explicit-any, @typescript-eslint/no-unsafe-return -- wire JSON and grpc-js dynamic clients are untyped by nature */
 import * as grpc from '@grpc/grpc-js';
 import * as protoLoader from '@grpc/proto-loader';
-import { createRedisClient } from '@mesh/config';
+import { createRedis, closeRedis } from '@mesh/config';
 import { CHUNK_QUEUE, bullPrefix } from '@mesh/jobs';
 import { Queue } from 'bullmq';
 import { join } from 'node:path';
@@ -160,12 +160,12 @@ export async function chunkQueueCounts(
   redisUrl: string,
   prefix: string,
 ): Promise<Record<string, number>> {
-  const connection = createRedisClient(redisUrl, 'e2e-queue-counts');
+  const connection = createRedis('commands', { url: redisUrl, name: 'e2e-queue-counts' });
   const queue = new Queue(CHUNK_QUEUE, { prefix: bullPrefix(prefix), connection });
   try {
     return await queue.getJobCounts('active', 'waiting', 'prioritized', 'delayed', 'failed');
   } finally {
     await queue.close();
-    await connection.quit();
+    await closeRedis(connection);
   }
 }

@@ -1,4 +1,4 @@
-import Redis from 'ioredis';
+import { closeRedis, createRedis, type RedisClient } from '@mesh/config';
 import { RoutingTableRepository } from '@mesh/routing';
 import { startApp, uniquePrefix, type StartedApp } from './support/app-process';
 
@@ -7,7 +7,7 @@ jest.setTimeout(120_000);
 const prefix = uniquePrefix(__filename);
 const ADMIN = 'coordinator-e2e-admin-key';
 let app: StartedApp;
-let redis: Redis;
+let redis: RedisClient;
 
 const plan = {
   task: 'question-type',
@@ -31,7 +31,10 @@ function call(method: string, path: string, body?: unknown, key: string | null =
 }
 
 beforeAll(async () => {
-  redis = new Redis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379', { maxRetriesPerRequest: 1 });
+  redis = createRedis('commands', {
+    url: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379',
+    name: 'coordinator-api-e2e',
+  });
   await new RoutingTableRepository(redis, { keyPrefix: prefix }).seedIfAbsent(
     {
       tenants: [],
@@ -59,7 +62,7 @@ afterAll(async () => {
   await app?.stop('SIGTERM');
   const keys = await redis.keys(`${prefix}:*`);
   if (keys.length > 0) await redis.del(...keys);
-  redis.disconnect();
+  await closeRedis(redis);
 });
 
 describe('coordinator rollout API (process, real Redis)', () => {

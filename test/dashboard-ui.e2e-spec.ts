@@ -1,7 +1,7 @@
 /* eslint-disable @typescript-eslint/no-unsafe-return -- functions run in the page: puppeteer types their elements with the DOM lib, which this Node program does not load */
 import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import Redis from 'ioredis';
+import { closeRedis, createRedis, type RedisClient } from '@mesh/config';
 import puppeteer, { type Browser, type Page } from 'puppeteer-core';
 import { RouterHeartbeatRepository, RoutingTableRepository } from '@mesh/routing';
 import { ndjsonOf, startWorker, submitNdjson } from './bulk-jobs.helpers';
@@ -34,7 +34,7 @@ const prefix = uniquePrefix(__filename);
 let mesh: Mesh;
 let coordinator: StartedApp;
 let worker: StartedApp | undefined;
-let redis: Redis;
+let redis: RedisClient;
 let browser: Browser;
 let page: Page;
 /** Console errors and uncaught exceptions of the page: the suite ends by asserting none. */
@@ -61,7 +61,10 @@ function waitInPage<T>(fn: () => T | null, what: string, timeoutMs = 60_000): Pr
 beforeAll(async () => {
   if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: apt-get install chromium`);
   mkdirSync(ARTIFACTS, { recursive: true });
-  redis = new Redis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379', { maxRetriesPerRequest: 1 });
+  redis = createRedis('commands', {
+    url: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379',
+    name: 'dashboard-ui-e2e',
+  });
   mesh = await startMesh(prefix, {
     routerEnv: { JOBS_CHUNK_SIZE: '50', ROUTER_ROUTES_REFRESH_MS: '500' },
   });
@@ -95,7 +98,7 @@ afterAll(async () => {
   if (redis) {
     const keys = await redis.keys(`${prefix}:*`);
     if (keys.length > 0) await redis.del(...keys);
-    redis.disconnect();
+    await closeRedis(redis);
   }
 });
 

@@ -1,5 +1,5 @@
 import * as grpc from '@grpc/grpc-js';
-import { createRedisClient } from '@mesh/config';
+import { createRedis, closeRedis } from '@mesh/config';
 import { readFileSync } from 'node:fs';
 import { RawKServeClient } from '../apps/model-host/test/e2e-fixtures';
 import { makeTlsFiles, type TlsFiles } from '../libs/kserve/src/testing/tls-files';
@@ -43,10 +43,10 @@ beforeAll(async () => {
 afterAll(async () => {
   await mesh?.stop();
   tls?.remove();
-  const redis = createRedisClient('redis://127.0.0.1:6379', 'mesh-tls-e2e');
+  const redis = createRedis('commands', { url: 'redis://127.0.0.1:6379', name: 'mesh-tls-e2e' });
   const keys = await redis.keys(`${prefix}*`);
   if (keys.length > 0) await redis.del(...keys);
-  await redis.quit();
+  await closeRedis(redis);
 });
 
 const auth = { authorization: `Bearer ${ACME_KEY}` };

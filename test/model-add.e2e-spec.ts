@@ -3,7 +3,7 @@ import { createHash } from 'node:crypto';
 import { cpSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createRedisClient } from '@mesh/config';
+import { createRedis, closeRedis } from '@mesh/config';
 import {
   addArgs,
   runModelCli,
@@ -74,10 +74,10 @@ beforeAll(async () => {
 afterAll(async () => {
   await mesh?.stop();
   rmSync(work, { recursive: true, force: true });
-  const redis = createRedisClient('redis://127.0.0.1:6379', 'model-add-e2e');
+  const redis = createRedis('commands', { url: 'redis://127.0.0.1:6379', name: 'model-add-e2e' });
   const keys = await redis.keys(`${prefix}*`);
   if (keys.length > 0) await redis.del(...keys);
-  await redis.quit();
+  await closeRedis(redis);
 });
 
 async function predictions(task: string): Promise<any[]> {

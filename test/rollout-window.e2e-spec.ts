@@ -1,9 +1,8 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createRedisClient } from '@mesh/config';
+import { createRedis, closeRedis, type RedisClient } from '@mesh/config';
 import { RedisTrafficSignalSource, RoutingTableRepository } from '@mesh/routing';
-import type Redis from 'ioredis';
 import { call } from './router-e2e.helpers';
 import {
   ADMIN,
@@ -46,7 +45,7 @@ let repo: string;
 let host: StartedApp;
 let router: StartedApp;
 let coordinator: StartedApp;
-let redis: Redis;
+let redis: RedisClient;
 let table: RoutingTableRepository;
 let signals: RedisTrafficSignalSource;
 
@@ -89,7 +88,10 @@ beforeAll(async () => {
   const backends = `127.0.0.1:${grpcPort}`;
   host = await startHost(repo, grpcPort);
   router = await startRouter('router-a', prefix, repo, seed, backends);
-  redis = createRedisClient(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379', 'rollout-window');
+  redis = createRedis('commands', {
+    url: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379',
+    name: 'rollout-window',
+  });
   table = new RoutingTableRepository(redis, { keyPrefix: prefix });
   signals = new RedisTrafficSignalSource(redis, { keyPrefix: prefix });
   await pollUntil(
@@ -110,7 +112,7 @@ afterAll(async () => {
   rmSync(repo, { recursive: true, force: true });
   const stale = await redis.keys(`${prefix}*`);
   if (stale.length > 0) await redis.del(...stale);
-  await redis.quit();
+  await closeRedis(redis);
 });
 
 describe('rollout start conditions, end to end', () => {

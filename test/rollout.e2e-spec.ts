@@ -1,9 +1,8 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createRedisClient } from '@mesh/config';
+import { createRedis, closeRedis, type RedisClient } from '@mesh/config';
 import { FencedWriteError, RoutingTableRepository, routingKeys } from '@mesh/routing';
-import type Redis from 'ioredis';
 import { call, metricSum } from './router-e2e.helpers';
 import {
   ADMIN,
@@ -46,7 +45,7 @@ const grpcPorts: number[] = [];
 const hosts: StartedApp[] = [];
 const routers: StartedApp[] = [];
 const coordinators = new Map<string, StartedApp>();
-let redis: Redis;
+let redis: RedisClient;
 let table: RoutingTableRepository;
 
 /** Pipelines each version declares in its manifest (1: @1; 2, 3, 4: @2). */
@@ -136,7 +135,10 @@ beforeAll(async () => {
   for (const id of ['router-a', 'router-b']) {
     routers.push(await startRouter(id, prefix, repo, seed, backends));
   }
-  redis = createRedisClient(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379', 'rollout-e2e');
+  redis = createRedis('commands', {
+    url: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379',
+    name: 'rollout-e2e',
+  });
   table = new RoutingTableRepository(redis, { keyPrefix: prefix });
   await pollUntil(
     async () => {
@@ -165,7 +167,7 @@ afterAll(async () => {
   rmSync(repo, { recursive: true, force: true });
   const stale = await redis.keys(`${prefix}*`);
   if (stale.length > 0) await redis.del(...stale);
-  await redis.quit();
+  await closeRedis(redis);
 });
 
 describe('rollout coordinator, end to end', () => {

@@ -3,7 +3,7 @@ import { createHash } from 'node:crypto';
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createRedisClient } from '@mesh/config';
+import { createRedis, closeRedis } from '@mesh/config';
 import { pendingRequests } from '../apps/model-host/test/e2e-fixtures';
 import { ROOT, startApp, uniquePrefix } from './support/app-process';
 import { pollUntil } from './support/poll';
@@ -85,10 +85,13 @@ beforeAll(async () => {
 afterAll(async () => {
   await mesh?.stop();
   rmSync(repo, { recursive: true, force: true });
-  const redis = createRedisClient('redis://127.0.0.1:6379', 'router-broken-e2e');
+  const redis = createRedis('commands', {
+    url: 'redis://127.0.0.1:6379',
+    name: 'router-broken-e2e',
+  });
   const keys = await redis.keys(`${prefix}*`);
   if (keys.length > 0) await redis.del(...keys);
-  await redis.quit();
+  await closeRedis(redis);
 });
 
 describe('a version whose manifest does not match', () => {

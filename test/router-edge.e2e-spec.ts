@@ -1,6 +1,5 @@
 /* eslint-disable @typescript-eslint/no-explicit-any, @typescript-eslint/no-unsafe-return -- wire JSON and grpc-js dynamic clients are untyped by nature */
-import { createRedisClient } from '@mesh/config';
-import type Redis from 'ioredis';
+import { createRedis, closeRedis, type RedisClient } from '@mesh/config';
 import * as grpc from '@grpc/grpc-js';
 import * as protoLoader from '@grpc/proto-loader';
 import { request } from 'node:http';
@@ -28,11 +27,11 @@ jest.setTimeout(60_000);
 const prefix = uniquePrefix(__filename);
 const ALL_KEY = 'edge-all-tasks-key';
 let mesh: Mesh;
-let redis: Redis;
+let redis: RedisClient;
 
 beforeAll(async () => {
   mesh = await startMesh(prefix, { routerEnv: { ADMIN_ACTOR: 'ops-team' } });
-  redis = createRedisClient('redis://127.0.0.1:6379', 'router-edge-e2e');
+  redis = createRedis('commands', { url: 'redis://127.0.0.1:6379', name: 'router-edge-e2e' });
   const r = await call(mesh.http, 'PUT', '/v1/admin/routes', {
     key: ADMIN_KEY,
     body: {
@@ -74,7 +73,7 @@ afterAll(async () => {
   if (redis) {
     const keys = await redis.keys(`${prefix}*`);
     if (keys.length > 0) await redis.del(...keys);
-    await redis.quit();
+    await closeRedis(redis);
   }
 });
 

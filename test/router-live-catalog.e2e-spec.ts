@@ -3,13 +3,12 @@ import { createHash } from 'node:crypto';
 import { appendFileSync, cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createRedisClient } from '@mesh/config';
+import { createRedis, closeRedis, type RedisClient } from '@mesh/config';
 import {
   RedisTrafficSignalSource,
   RouterHeartbeatRepository,
   type RouterHeartbeat,
 } from '@mesh/routing';
-import type Redis from 'ioredis';
 import { ADMIN_KEY, call, hostPort } from './router-e2e.helpers';
 import { ROOT, startApp, uniquePrefix, type StartedApp } from './support/app-process';
 import { pollUntil } from './support/poll';
@@ -28,7 +27,7 @@ const BUCKET_MS = 1000;
 let repo: string;
 let host: StartedApp;
 const routers: StartedApp[] = [];
-let redis: Redis;
+let redis: RedisClient;
 let heartbeats: RouterHeartbeatRepository;
 let signals: RedisTrafficSignalSource;
 
@@ -112,7 +111,7 @@ beforeAll(async () => {
       ),
     );
   }
-  redis = createRedisClient('redis://127.0.0.1:6379', 'router-live-e2e');
+  redis = createRedis('commands', { url: 'redis://127.0.0.1:6379', name: 'router-live-e2e' });
   heartbeats = new RouterHeartbeatRepository(redis, { keyPrefix: prefix });
   signals = new RedisTrafficSignalSource(redis, { keyPrefix: prefix, bucketMs: BUCKET_MS });
   const tenant = await admin('PUT', '/tenants', {
@@ -131,7 +130,7 @@ afterAll(async () => {
   rmSync(repo, { recursive: true, force: true });
   const keys = await redis.keys(`${prefix}*`);
   if (keys.length > 0) await redis.del(...keys);
-  await redis.quit();
+  await closeRedis(redis);
 });
 
 describe('router heartbeats', () => {

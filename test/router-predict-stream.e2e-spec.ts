@@ -1,6 +1,6 @@
 /* eslint-disable @typescript-eslint/no-explicit-any, @typescript-eslint/no-unsafe-return -- grpc-js dynamic clients are untyped */
 import * as grpc from '@grpc/grpc-js';
-import { createRedisClient } from '@mesh/config';
+import { createRedis, closeRedis } from '@mesh/config';
 import { uniquePrefix } from './support/app-process';
 import { ACME_KEY, predictorClient, startMesh, type Mesh } from './router-e2e.helpers';
 
@@ -11,10 +11,13 @@ let mesh: Mesh | undefined;
 
 afterAll(async () => {
   await mesh?.stop();
-  const redis = createRedisClient('redis://127.0.0.1:6379', 'predict-stream-e2e');
+  const redis = createRedis('commands', {
+    url: 'redis://127.0.0.1:6379',
+    name: 'predict-stream-e2e',
+  });
   const keys = await redis.keys(`${prefix}*`);
   if (keys.length > 0) await redis.del(...keys);
-  await redis.quit();
+  await closeRedis(redis);
 });
 
 describe('PredictStream when the router stops', () => {

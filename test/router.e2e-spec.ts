@@ -1,8 +1,7 @@
 /* eslint-disable @typescript-eslint/no-explicit-any, @typescript-eslint/no-unsafe-return -- wire JSON and grpc-js dynamic clients are untyped by nature */
 import * as grpc from '@grpc/grpc-js';
-import { createRedisClient } from '@mesh/config';
+import { createRedis, closeRedis, type RedisClient } from '@mesh/config';
 import { RoutingTableRepository } from '@mesh/routing';
-import type Redis from 'ioredis';
 import { uniquePrefix } from './support/app-process';
 import { pollUntil } from './support/poll';
 import {
@@ -26,7 +25,7 @@ const prefix = uniquePrefix(__filename);
 const ALL_KEY = 'e2e-all-tasks-key';
 
 let mesh: Mesh;
-let redis: Redis;
+let redis: RedisClient;
 let repo: RoutingTableRepository;
 
 const admin = (method: string, path: string, body?: unknown) =>
@@ -35,7 +34,7 @@ const admin = (method: string, path: string, body?: unknown) =>
 beforeAll(async () => {
   // The timer refresh is pushed far out so route changes can only arrive through pub/sub.
   mesh = await startMesh(prefix, { routerEnv: { ROUTER_ROUTES_REFRESH_MS: '3600000' } });
-  redis = createRedisClient('redis://127.0.0.1:6379', 'router-e2e');
+  redis = createRedis('commands', { url: 'redis://127.0.0.1:6379', name: 'router-e2e' });
   repo = new RoutingTableRepository(redis, { keyPrefix: prefix });
   const { createHash } = await import('node:crypto');
   const sha = createHash('sha256').update(ALL_KEY).digest('hex');
@@ -63,7 +62,7 @@ afterAll(async () => {
   if (redis) {
     const keys = await redis.keys(`${prefix}*`);
     if (keys.length > 0) await redis.del(...keys);
-    await redis.quit();
+    await closeRedis(redis);
   }
 });
 

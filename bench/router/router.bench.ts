@@ -9,7 +9,7 @@
 import { availableParallelism, cpus } from 'node:os';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { createRedisClient } from '@mesh/config';
+import { createRedis, closeRedis } from '@mesh/config';
 import { buildCorpus, lengthHistogram, type TextMix } from './bench-corpus';
 import { measure, openLoop, round, type MeasureOptions, type PointResult } from './bench-measure';
 import { loadBenchModel, type BenchModel } from './bench-model.loader';
@@ -338,10 +338,10 @@ async function main(): Promise<void> {
     meshRepo.remove();
     tritonRepo.remove();
     asWrittenRepo.remove();
-    const redis = createRedisClient('redis://127.0.0.1:6379', 'bench');
+    const redis = createRedis('commands', { url: 'redis://127.0.0.1:6379', name: 'bench' });
     const keys = await redis.keys(`${prefix}*`);
     if (keys.length > 0) await redis.del(...keys);
-    await redis.quit();
+    await closeRedis(redis);
   }
 }
 

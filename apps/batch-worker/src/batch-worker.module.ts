@@ -1,15 +1,15 @@
-import { type DynamicModule, Inject, Module, type OnApplicationShutdown } from '@nestjs/common';
-import { createRedisClient } from '@mesh/config';
+import { type DynamicModule, Module, type Provider } from '@nestjs/common';
+import type { RedisClient } from '@mesh/config';
 import { JobRepository } from '@mesh/jobs';
 import {
   HealthController,
   METRICS_REGISTRY,
   MetricsController,
   READINESS_CHECKS,
+  RedisModule,
   RedisPingCheck,
   createMetricsRegistry,
 } from '@mesh/telemetry';
-import type Redis from 'ioredis';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import type { BatchWorkerConfig } from './batch-worker.config';
@@ -22,14 +22,17 @@ import { BulkQueueWorkers } from './queue/bulk-queue.workers';
 import { QueueDepthReader } from './queue/queue-depth.reader';
 
 const REDIS = Symbol('REDIS');
-const INFERENCE = Symbol('INFERENCE');
-const LOGGER = Symbol('LOGGER');
+const CHUNKS_REDIS = Symbol('CHUNKS_REDIS');
+const JOBS_REDIS = Symbol('JOBS_REDIS');
+const QUEUE_DEPTH_REDIS = Symbol('QUEUE_DEPTH_REDIS');
 
-/** The bulk-job worker: BullMQ chunk and job processors over the shared inference path. */
+/**
+ * The bulk-job worker: BullMQ chunk and job processors over the shared inference path.
+ * Shutdown order: the workers finish their chunks (beforeApplicationShutdown), then the
+ * queue-depth queues close, then RedisModule closes every connection.
+ */
 @Module({})
-export class BatchWorkerModule implements OnApplicationShutdown {
-  constructor(@Inject(REDIS) private readonly redis: Redis) {}
-
+export class BatchWorkerModule {
   static register(
     config: BatchWorkerConfig,
     logger: Logger,
@@ -37,70 +40,90 @@ export class BatchWorkerModule implements OnApplicationShutdown {
   ): DynamicModule {
     return {
       module: BatchWorkerModule,
+      imports: [
+        RedisModule.register({
+          url: config.REDIS_URL,
+          connections: [
+            { token: REDIS, role: 'commands', name: 'batch-worker' },
+            { token: CHUNKS_REDIS, role: 'bullmq', name: 'worker-chunks' },
+            { token: JOBS_REDIS, role: 'bullmq', name: 'worker-jobs' },
+            // Opened on the first scrape of the queue-depth gauge.
+            {
+              token: QUEUE_DEPTH_REDIS,
+              role: 'bullmq',
+              name: 'worker-queue-depth',
+              lazyConnect: true,
+            },
+          ],
+        }),
+      ],
       controllers: [HealthController, MetricsController],
       providers: [
-        { provide: LOGGER, useValue: logger },
-        { provide: INFERENCE, useValue: inference },
-        { provide: REDIS, useFactory: () => createRedisClient(config.REDIS_URL, 'batch-worker') },
         { provide: METRICS_REGISTRY, useValue: createMetricsRegistry('batch-worker') },
         {
           provide: JobRepository,
           inject: [REDIS],
-          useFactory: (redis: Redis) =>
+          useFactory: (redis: RedisClient) =>
             new JobRepository(redis, {
               keyPrefix: config.REDIS_KEY_PREFIX,
               retentionSeconds: config.JOBS_RETENTION_SECONDS,
             }),
         },
         {
-          provide: QueueDepthReader,
-          useFactory: () => new QueueDepthReader(config.REDIS_URL, config.REDIS_KEY_PREFIX),
-        },
-        {
-          provide: WorkerMetrics,
-          inject: [METRICS_REGISTRY, JobRepository, QueueDepthReader],
-          useFactory: (registry: Registry, repository: JobRepository, depth: QueueDepthReader) =>
-            new WorkerMetrics(registry, async () => ({
-              depth: await depth.counts(),
-              jobs: countByState(await repository.list({ limit: 1000 })),
-            })),
-        },
-        {
-          provide: BulkQueueWorkers,
-          inject: [JobRepository, WorkerMetrics],
-          useFactory: (repository: JobRepository, metrics: WorkerMetrics) => {
-            const processor = new ChunkProcessor(
-              repository,
-              inference,
-              new ChunkRunner(inference),
-              metrics,
-              logger,
-              {
-                inFlightBatches: config.WORKER_INFLIGHT_BATCHES,
-                batchRows: config.WORKER_BATCH_ROWS,
-              },
-            );
-            return new BulkQueueWorkers(
-              config,
-              inference,
-              processor,
-              new JobFinalizer(repository, metrics, logger),
-              logger,
-            );
-          },
-        },
-        {
           provide: READINESS_CHECKS,
           inject: [REDIS],
-          useFactory: (redis: Redis) => [new RedisPingCheck(redis)],
+          useFactory: (redis: RedisClient) => [new RedisPingCheck(redis)],
         },
+        ...queueProviders(config, logger, inference),
       ],
     };
   }
+}
 
-  async onApplicationShutdown(): Promise<void> {
-    await this.redis.quit().catch(() => this.redis.disconnect());
-  }
+/** The queue side: depth reader, metrics, and the workers over the chunk processor. */
+function queueProviders(
+  config: BatchWorkerConfig,
+  logger: Logger,
+  inference: ChunkInference<PinnedModel>,
+): Provider[] {
+  return [
+    {
+      provide: QueueDepthReader,
+      inject: [QUEUE_DEPTH_REDIS],
+      useFactory: (redis: RedisClient) => new QueueDepthReader(redis, config.REDIS_KEY_PREFIX),
+    },
+    {
+      provide: WorkerMetrics,
+      inject: [METRICS_REGISTRY, JobRepository, QueueDepthReader],
+      useFactory: (registry: Registry, repository: JobRepository, depth: QueueDepthReader) =>
+        new WorkerMetrics(registry, async () => ({
+          depth: await depth.counts(),
+          jobs: countByState(await repository.list({ limit: 1000 })),
+        })),
+    },
+    {
+      provide: BulkQueueWorkers,
+      inject: [JobRepository, WorkerMetrics, CHUNKS_REDIS, JOBS_REDIS],
+      useFactory: (
+        repository: JobRepository,
+        metrics: WorkerMetrics,
+        chunks: RedisClient,
+        jobs: RedisClient,
+      ) => {
+        const { WORKER_INFLIGHT_BATCHES: inFlightBatches, WORKER_BATCH_ROWS: batchRows } = config;
+        const runner = new ChunkRunner(inference);
+        const processor = new ChunkProcessor(repository, inference, runner, metrics, logger, {
+          inFlightBatches,
+          batchRows,
+        });
+        const finalizer = new JobFinalizer(repository, metrics, logger);
+        return new BulkQueueWorkers(config, inference, processor, finalizer, logger, {
+          chunks,
+          jobs,
+        });
+      },
+    },
+  ];
 }
 
 function countByState(jobs: readonly { state: string }[]): Record<string, number> {

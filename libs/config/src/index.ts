@@ -1,7 +1,14 @@
 export { ConfigError, type ConfigIssue } from './config.errors';
 export { requiredWith, setTogether } from './config-checks';
 export { loadConfig } from './load-config';
-export { createRedisClient } from './redis';
+export {
+  closeRedis,
+  createRedis,
+  roleOptions,
+  type CreateRedisOptions,
+  type RedisClient,
+  type RedisRole,
+} from './redis.factory';
 export {
   commonEnv,
   endpoints,

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import Redis from 'ioredis';
+import { closeRedis, createRedis, type RedisClient } from '@mesh/config';
 import { JobChangeFeed } from './job-change.feed';
 import { JobRepository } from './job.repository';
 import type { JobRecord } from './job.types';
@@ -8,21 +8,24 @@ const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const PREFIX = `test:jobs-feed:${randomUUID().slice(0, 8)}`;
 /** Longer than any test: a wait that ends did so on a notice (or an abort), not the fallback. */
 const NEVER = 3_600_000;
-let redis: Redis;
+let redis: RedisClient;
+let subscriber: RedisClient;
 let repo: JobRepository;
 let feed: JobChangeFeed;
 
 beforeAll(() => {
-  redis = new Redis(REDIS_URL, { maxRetriesPerRequest: 1 });
+  redis = createRedis('commands', { url: REDIS_URL, name: 'int-jobs-feed' });
+  subscriber = createRedis('subscriber', { url: REDIS_URL, name: 'int-jobs-feed-changes' });
   repo = new JobRepository(redis, { keyPrefix: PREFIX, retentionSeconds: 3600 });
-  feed = new JobChangeFeed(new Redis(REDIS_URL), PREFIX, NEVER);
+  feed = new JobChangeFeed(subscriber, PREFIX, NEVER);
 });
 
 afterAll(async () => {
-  await feed.close();
+  feed.close();
+  await closeRedis(subscriber);
   const keys = await redis.keys(`${PREFIX}:*`);
   if (keys.length > 0) await redis.del(...keys);
-  await redis.quit();
+  await closeRedis(redis);
 });
 
 const record = (id: string): JobRecord => ({

@@ -24,13 +24,16 @@ export class JobChangeFeed {
   private readonly subscribed: Promise<void>;
 
   constructor(
-    /** A connection of its own (it enters subscriber mode), or undefined to poll only. */
+    /**
+     * A connection of its own (it enters subscriber mode), or undefined to poll only; the
+     * caller opens it with the subscriber role and closes it after `close()`.
+     */
     private readonly subscriber: Redis | undefined,
     keyPrefix: string,
     private readonly fallbackMs: number,
   ) {
     this.keys = new JobKeys(keyPrefix);
-    subscriber?.on('pmessage', (_pattern: string, channel: string) => this.wake(channel));
+    subscriber?.on('pmessage', this.onNotice);
     // ioredis queues this until connected and subscribes again after every reconnect.
     this.subscribed = subscriber
       ? subscriber.psubscribe(this.keys.changesPattern()).then(
@@ -76,12 +79,13 @@ export class JobChangeFeed {
     return n;
   }
 
-  async close(): Promise<void> {
+  /** Wakes every open wait and stops listening; the subscriber connection stays the caller's. */
+  close(): void {
     for (const set of this.waiters.values()) for (const wake of set) wake();
-    await this.subscriber?.quit().catch(() => this.subscriber?.disconnect());
+    this.subscriber?.off('pmessage', this.onNotice);
   }
 
-  private wake(channel: string): void {
+  private readonly onNotice = (_pattern: string, channel: string): void => {
     for (const wake of this.waiters.get(channel) ?? []) wake();
-  }
+  };
 }

@@ -25,7 +25,7 @@ const EMPTY: RoutingTable = { epoch: 0, tenants: [], routes: [] };
 export class RoutingTableCache {
   private resolver = new RouteResolver(EMPTY);
   private loaded = false;
-  private subscriber: Redis | null = null;
+  private subscribed = false;
   private timer: NodeJS.Timeout | null = null;
   private readonly listeners = new Set<RoutingTableListener>();
   private inFlight: Promise<void> | null = null;
@@ -33,10 +33,13 @@ export class RoutingTableCache {
   private closed = false;
   private readonly refreshIntervalMs: number;
 
-  /** `redis` is only duplicated for the subscriber connection; the caller keeps owning it. */
+  /**
+   * `subscriber`: a connection of its own (it enters subscriber mode); the caller opens it with
+   * the subscriber role and closes it after `close()`.
+   */
   constructor(
     private readonly repository: RoutingTableRepository,
-    private readonly redis: Redis,
+    private readonly subscriber: Redis,
     private readonly options: RoutingTableCacheOptions = {},
   ) {
     this.refreshIntervalMs = options.refreshIntervalMs ?? 5000;
@@ -44,12 +47,12 @@ export class RoutingTableCache {
 
   /** Subscribes first, then loads, so a change between the two cannot be missed. */
   async start(): Promise<void> {
-    const subscriber = this.redis.duplicate();
-    this.subscriber = subscriber;
-    subscriber.on('message', (_channel: string, message: string) => this.onMessage(message));
+    const subscriber = this.subscriber;
+    this.subscribed = true;
+    subscriber.on('message', this.onMessage);
     // After a reconnect, messages sent while away are lost: reload once.
-    subscriber.on('ready', () => void this.refreshQuietly('reconnect'));
-    subscriber.on('error', (err: unknown) => this.warn('subscriber', err));
+    subscriber.on('ready', this.onReconnect);
+    subscriber.on('error', this.onSubscriberError);
     await subscriber.subscribe(this.repository.keys.channel);
     await this.refresh();
     this.timer = setInterval(() => void this.refreshQuietly('timer'), this.refreshIntervalMs);
@@ -107,11 +110,10 @@ export class RoutingTableCache {
     if (this.timer) clearInterval(this.timer);
     this.timer = null;
     this.listeners.clear();
-    const subscriber = this.subscriber;
-    this.subscriber = null;
-    if (subscriber) {
-      subscriber.removeAllListeners('ready');
-      await subscriber.quit().catch(() => subscriber.disconnect());
+    if (this.subscribed) {
+      this.subscribed = false;
+      this.subscriber.off('message', this.onMessage);
+      this.subscriber.off('ready', this.onReconnect);
     }
     await this.inFlight?.catch(() => undefined);
   }
@@ -132,12 +134,17 @@ export class RoutingTableCache {
     }
   }
 
-  private onMessage(message: string): void {
+  // Bound handlers, so close() removes exactly these from a connection it does not own.
+  private readonly onMessage = (_channel: string, message: string): void => {
     const epoch = Number(message);
     // Stale or duplicate announcements need no reload; garbage ones get one to be safe.
     if (Number.isFinite(epoch) && this.loaded && epoch <= this.resolver.table.epoch) return;
     void this.refreshQuietly('message');
-  }
+  };
+
+  private readonly onReconnect = (): void => void this.refreshQuietly('reconnect');
+
+  private readonly onSubscriberError = (err: unknown): void => this.warn('subscriber', err);
 
   private async refreshQuietly(trigger: string): Promise<void> {
     try {

@@ -1,6 +1,5 @@
-import { type DynamicModule, Inject, Module, type OnApplicationShutdown } from '@nestjs/common';
-import { createRedisClient } from '@mesh/config';
-import type Redis from 'ioredis';
+import { type DynamicModule, Module } from '@nestjs/common';
+import type { RedisClient } from '@mesh/config';
 import type { Registry } from 'prom-client';
 import { HealthController } from './health.controller';
 import { createMetricsRegistry } from './metrics.registry';
@@ -8,42 +7,30 @@ import { MetricsController } from './metrics.controller';
 import { RedisPingCheck } from './redis-ping.check';
 import { METRICS_REGISTRY, READINESS_CHECKS } from './telemetry.tokens';
 
-const HEALTH_REDIS = Symbol('HEALTH_REDIS');
-
 /**
- * `/healthz/*` and `/metrics` for an app whose only readiness dependency is Redis; owns the
- * Redis connection it pings and closes it on shutdown.
+ * `/healthz/*` and `/metrics` for an app whose only readiness dependency is Redis. `redis`: the
+ * token of the connection it pings, from the app's RedisModule (which closes it).
  */
 @Module({})
-export class RedisHealthModule implements OnApplicationShutdown {
-  constructor(@Inject(HEALTH_REDIS) private readonly redis: Redis) {}
-
+export class RedisHealthModule {
   /** `registry`: the app's own, when it registers metrics of its own (default: a new one). */
   static register(
     service: string,
-    redisUrl: string,
+    redis: symbol,
     registry: Registry = createMetricsRegistry(service),
   ): DynamicModule {
     return {
       module: RedisHealthModule,
       controllers: [HealthController, MetricsController],
       providers: [
-        {
-          provide: HEALTH_REDIS,
-          useFactory: () => createRedisClient(redisUrl, `${service}-health`),
-        },
         { provide: METRICS_REGISTRY, useValue: registry },
         {
           provide: READINESS_CHECKS,
-          inject: [HEALTH_REDIS],
-          useFactory: (redis: Redis) => [new RedisPingCheck(redis)],
+          inject: [redis],
+          useFactory: (client: RedisClient) => [new RedisPingCheck(client)],
         },
       ],
       exports: [METRICS_REGISTRY],
     };
-  }
-
-  async onApplicationShutdown(): Promise<void> {
-    await this.redis.quit().catch(() => this.redis.disconnect());
   }
 }

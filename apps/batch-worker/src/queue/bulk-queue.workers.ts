@@ -1,8 +1,7 @@
 import type { BeforeApplicationShutdown, OnApplicationBootstrap } from '@nestjs/common';
-import { createRedisClient } from '@mesh/config';
+import type { RedisClient } from '@mesh/config';
 import { CHUNK_QUEUE, JOB_QUEUE, bullPrefix } from '@mesh/jobs';
 import { DelayedError, UnrecoverableError, Worker, type Job } from 'bullmq';
-import type Redis from 'ioredis';
 import type { Logger } from 'pino';
 import type { BatchWorkerConfig } from '../batch-worker.config';
 import type { ChunkInference, PinnedModel } from '../core/chunk-inference';
@@ -14,9 +13,14 @@ import { ZodError } from 'zod';
  * The BullMQ edge: one Worker on the chunk queue and one on the job (parent) queue, both under
  * `<prefix>:{bull}`. Started in onApplicationBootstrap; on shutdown the workers stop taking
  * jobs and finish the chunks they hold (Worker.close waits for them), then Redis closes.
+ * Each Worker gets a `bullmq`-role connection of its own (it copies it for its blocking one).
  */
+export interface WorkerConnections {
+  chunks: RedisClient;
+  jobs: RedisClient;
+}
+
 export class BulkQueueWorkers implements OnApplicationBootstrap, BeforeApplicationShutdown {
-  private readonly connections: Redis[] = [];
   private chunkWorker?: Worker;
   private jobWorker?: Worker;
 
@@ -26,6 +30,7 @@ export class BulkQueueWorkers implements OnApplicationBootstrap, BeforeApplicati
     private readonly chunks: ChunkProcessor<PinnedModel>,
     private readonly finalizer: JobFinalizer,
     private readonly logger: Logger,
+    private readonly connections: WorkerConnections,
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
@@ -39,7 +44,7 @@ export class BulkQueueWorkers implements OnApplicationBootstrap, BeforeApplicati
     };
     this.chunkWorker = new Worker(CHUNK_QUEUE, (job, token) => this.runChunk(job, token), {
       ...common,
-      connection: this.connection('worker-chunks'),
+      connection: this.connections.chunks,
       concurrency: this.config.WORKER_CONCURRENCY,
     });
     // Emitted for retried attempts too: only a chunk that ended in `failed` gets item errors.
@@ -52,7 +57,7 @@ export class BulkQueueWorkers implements OnApplicationBootstrap, BeforeApplicati
     });
     this.jobWorker = new Worker(JOB_QUEUE, (job) => this.finalizer.process(job.data), {
       ...common,
-      connection: this.connection('worker-jobs'),
+      connection: this.connections.jobs,
       concurrency: 4,
     });
     for (const w of [this.chunkWorker, this.jobWorker]) {
@@ -64,7 +69,7 @@ export class BulkQueueWorkers implements OnApplicationBootstrap, BeforeApplicati
     );
   }
 
-  /** Before any Redis client closes: the workers finish the chunks they hold, then stop. */
+  /** Before queues and Redis close: the workers finish the chunks they hold, then stop. */
   async beforeApplicationShutdown(): Promise<void> {
     const workers = [this.chunkWorker, this.jobWorker].filter((w) => w !== undefined);
     // A SIGTERM right after start can find a worker still opening its blocking connection;
@@ -73,7 +78,6 @@ export class BulkQueueWorkers implements OnApplicationBootstrap, BeforeApplicati
     await Promise.all(workers.map((w) => w.waitUntilReady().catch(() => undefined)));
     await Promise.all(workers.map((w) => w.close()));
     await this.inference.close();
-    await Promise.all(this.connections.map((c) => c.quit().catch(() => c.disconnect())));
   }
 
   private async runChunk(job: Job, token: string | undefined): Promise<string> {
@@ -89,11 +93,5 @@ export class BulkQueueWorkers implements OnApplicationBootstrap, BeforeApplicati
         throw new UnrecoverableError(`bad chunk payload: ${err.message}`);
       throw err;
     }
-  }
-
-  private connection(name: string): Redis {
-    const c = createRedisClient(this.config.REDIS_URL, name);
-    this.connections.push(c);
-    return c;
   }
 }

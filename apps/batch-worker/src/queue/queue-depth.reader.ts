@@ -1,8 +1,7 @@
-import type { BeforeApplicationShutdown } from '@nestjs/common';
-import { createRedisClient } from '@mesh/config';
+import type { OnApplicationShutdown } from '@nestjs/common';
+import type { RedisClient } from '@mesh/config';
 import { CHUNK_QUEUE, JOB_QUEUE, bullPrefix } from '@mesh/jobs';
 import { Queue } from 'bullmq';
-import type Redis from 'ioredis';
 
 const STATES = [
   'waiting',
@@ -13,22 +12,23 @@ const STATES = [
   'failed',
 ] as const;
 
-/** Job counts of the bulk queues by state, for the queue-depth gauge (opened on first scrape). */
-export class QueueDepthReader implements BeforeApplicationShutdown {
+/**
+ * Job counts of the bulk queues by state, for the queue-depth gauge. `connection`: a lazy one
+ * (connects on the first scrape); its queues close after the workers, Redis after them.
+ */
+export class QueueDepthReader implements OnApplicationShutdown {
   private queues: Queue[] = [];
-  private connection?: Redis;
 
   constructor(
-    private readonly redisUrl: string,
+    private readonly connection: RedisClient,
     private readonly keyPrefix: string,
   ) {}
 
   async counts(): Promise<Record<string, number>> {
-    if (!this.connection) {
-      this.connection = createRedisClient(this.redisUrl, 'worker-queue-depth');
+    if (this.queues.length === 0) {
       const prefix = bullPrefix(this.keyPrefix);
       this.queues = [CHUNK_QUEUE, JOB_QUEUE].map(
-        (name) => new Queue(name, { prefix, connection: this.connection! }),
+        (name) => new Queue(name, { prefix, connection: this.connection }),
       );
     }
     const out: Record<string, number> = {};
@@ -39,8 +39,7 @@ export class QueueDepthReader implements BeforeApplicationShutdown {
     return out;
   }
 
-  async beforeApplicationShutdown(): Promise<void> {
+  async onApplicationShutdown(): Promise<void> {
     await Promise.all(this.queues.map((q) => q.close()));
-    await this.connection?.quit().catch(() => this.connection?.disconnect());
   }
 }

@@ -1,0 +1,106 @@
+import { closeRedis, createRedis, roleOptions, type RedisClient } from './redis.factory';
+
+const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+// Nothing listens there: the connection keeps reconnecting, as while Redis is down.
+const DOWN_URL = 'redis://127.0.0.1:1';
+const PREFIX = `int:redis-factory:${process.pid}:`;
+
+const opened: RedisClient[] = [];
+function open(...args: Parameters<typeof createRedis>): RedisClient {
+  const client = createRedis(...args);
+  client.on('error', () => undefined);
+  opened.push(client);
+  return client;
+}
+
+afterAll(async () => {
+  const cleanup = open('commands', { url: REDIS_URL, name: 'factory-cleanup' });
+  const keys = await cleanup.keys(`${PREFIX}*`);
+  if (keys.length > 0) await cleanup.del(...keys);
+  await Promise.all(opened.map((c) => closeRedis(c)));
+});
+
+describe('roleOptions', () => {
+  it('keeps commands queued through a restart on every role', () => {
+    for (const role of ['commands', 'subscriber', 'bullmq', 'blocking'] as const) {
+      expect(roleOptions(role).maxRetriesPerRequest).toBeNull();
+    }
+  });
+
+  it('bounds commands only on the commands role', () => {
+    expect(roleOptions('commands', 250).commandTimeout).toBe(250);
+    expect(roleOptions('commands').commandTimeout).toBeUndefined();
+    for (const role of ['subscriber', 'bullmq', 'blocking'] as const) {
+      expect(() => roleOptions(role, 250)).toThrow(`a ${role} connection takes no command timeout`);
+    }
+  });
+});
+
+describe('createRedis', () => {
+  it('names the connection after its use', async () => {
+    const client = open('commands', { url: REDIS_URL, name: 'factory-named' });
+    expect(await client.client('GETNAME')).toBe('factory-named');
+  });
+
+  it('fails a command after the timeout while Redis is unreachable', async () => {
+    const client = open('commands', { url: DOWN_URL, name: 'factory-down', commandTimeoutMs: 200 });
+    const started = Date.now();
+    await expect(client.get(`${PREFIX}k`)).rejects.toThrow('Command timed out');
+    expect(Date.now() - started).toBeLessThan(2000);
+  });
+
+  it('opens a lazy connection on its first command only', async () => {
+    const client = open('commands', { url: REDIS_URL, name: 'factory-lazy', lazyConnect: true });
+    expect(client.status).toBe('wait');
+    await client.ping();
+    expect(client.status).toBe('ready');
+  });
+});
+
+describe('closeRedis', () => {
+  it('quits a ready connection after its pending replies', async () => {
+    const client = open('commands', { url: REDIS_URL, name: 'factory-quit' });
+    await client.ping();
+    const write = client.set(`${PREFIX}written`, '1');
+    await closeRedis(client);
+    await expect(write).resolves.toBe('OK');
+    expect(client.status).toBe('end');
+    const reader = open('commands', { url: REDIS_URL, name: 'factory-reader' });
+    expect(await reader.get(`${PREFIX}written`)).toBe('1');
+  });
+
+  it('disconnects at once a connection that never reached Redis, without throwing', async () => {
+    const client = open('subscriber', { url: DOWN_URL, name: 'factory-never' });
+    const started = Date.now();
+    await expect(closeRedis(client)).resolves.toBeUndefined();
+    expect(Date.now() - started).toBeLessThan(500);
+    expect(client.status).toBe('end');
+  });
+
+  it('disconnects a connection whose QUIT gets no answer in time', async () => {
+    const client = open('blocking', { url: REDIS_URL, name: 'factory-blocked' });
+    await client.ping();
+    // QUIT waits behind the blocked BLPOP, so only the deadline ends the close.
+    const blocked = client.blpop(`${PREFIX}never`, 0).catch((err: unknown) => err);
+    const started = Date.now();
+    await closeRedis(client, 200);
+    expect(Date.now() - started).toBeLessThan(1500);
+    expect(await blocked).toBeInstanceOf(Error);
+    await pollUntilEnded(client);
+  });
+
+  it('is safe on a closed or never-connected connection', async () => {
+    const lazy = open('bullmq', { url: REDIS_URL, name: 'factory-idle', lazyConnect: true });
+    await closeRedis(lazy);
+    await closeRedis(lazy);
+    expect(lazy.status).toBe('end');
+  });
+});
+
+async function pollUntilEnded(client: RedisClient): Promise<void> {
+  const deadline = Date.now() + 2000;
+  while (client.status !== 'end') {
+    if (Date.now() > deadline) throw new Error(`still ${client.status}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}

@@ -3,11 +3,9 @@ import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
 import {
   announceListening,
-  createHttpApp,
-  createLogger,
+  bootstrapApp,
   createMetricsRegistry,
-  listenHttp,
-  runMain,
+  type Logger,
 } from '@mesh/telemetry';
 import { createServerCredentials, grpcServerTlsFrom } from '@mesh/kserve';
 import { HostAccessLog } from './core/host-access.log';
@@ -17,14 +15,57 @@ import { GrpcServer } from './grpc/grpc.server';
 import { HostErrorFilter } from './http/host-error.filter';
 import { MetricsServer } from './http/metrics.server';
 import { installRawBodyParser } from './http/raw-body.parser';
-import { loadModelHostConfig } from './model-host.config';
+import { loadModelHostConfig, type ModelHostConfig } from './model-host.config';
 import { ModelHostModule } from './model-host.module';
 import { ModelFilesRepository } from './repository/model-files.repository';
 import { ModelManagerService } from './repository/model-manager.service';
 
-void runMain('model-host', async () => {
-  const config = loadModelHostConfig();
-  const logger = createLogger('model-host', config.LOG_LEVEL);
+void bootstrapApp({
+  service: 'model-host',
+  loadConfig: loadModelHostConfig,
+  prepare: startModels,
+  module: ({ prepared }) => ModelHostModule.register(prepared.host, prepared.access),
+  http: (config) => ({
+    bodyLimitBytes: config.GRPC_MAX_MESSAGE_BYTES,
+    nestBodyParsers: false,
+    timeouts: config,
+  }),
+  httpPort: (config) => config.MODEL_HOST_HTTP_PORT,
+  configure: (app) => {
+    const fastify = app.getHttpAdapter().getInstance();
+    installRawBodyParser(fastify);
+    const errors = new HostErrorFilter();
+    app.useGlobalFilters(errors);
+    fastify.setErrorHandler((err, _request, reply) => errors.reply(err, reply));
+  },
+  // gRPC and metrics listen apart from Nest, after HTTP as before.
+  afterListen: async (_app, { config, logger, prepared }) => {
+    const grpcPort = await prepared.grpcServer.listen(
+      config.HOST,
+      config.MODEL_HOST_GRPC_PORT,
+      createServerCredentials(grpcServerTlsFrom(config, 'MODEL_HOST_GRPC')),
+    );
+    announceListening(logger, 'grpc', `grpc://${config.HOST}:${grpcPort}`);
+    const metricsPort = await prepared.metricsServer.listen(
+      config.HOST,
+      config.MODEL_HOST_METRICS_PORT,
+    );
+    announceListening(logger, 'metrics', `http://${config.HOST}:${metricsPort}`);
+  },
+  // Stop taking calls, let in-flight ones finish, then end the sessions.
+  close: async (app, { config, prepared }) => {
+    prepared.host.stopping();
+    await Promise.all([
+      prepared.grpcServer.close(config.SHUTDOWN_DRAIN_MS),
+      app.close(),
+      prepared.metricsServer.close(),
+    ]);
+    await prepared.models.close();
+  },
+});
+
+/** Loads the startup models before any port opens, and builds the listeners around them. */
+async function startModels(config: ModelHostConfig, logger: Logger) {
   const registry = createMetricsRegistry('model-host');
   const models = new ModelManagerService(
     new ModelFilesRepository(resolve(config.MODEL_REPOSITORY)),
@@ -42,39 +83,12 @@ void runMain('model-host', async () => {
   );
   const host = new ModelHostService(models);
   await models.start(config.loadModels);
-
   const access = new HostAccessLog(logger, config.MODEL_HOST_ACCESS_LOG_SAMPLE);
-  const grpcServer = new GrpcServer(host, config.GRPC_MAX_MESSAGE_BYTES, logger, access);
-  const metricsServer = new MetricsServer(registry);
-  const app = await createHttpApp(ModelHostModule.register(host, access), logger, {
-    bodyLimitBytes: config.GRPC_MAX_MESSAGE_BYTES,
-    nestBodyParsers: false,
-    timeouts: config,
-  });
-  const fastify = app.getHttpAdapter().getInstance();
-  installRawBodyParser(fastify);
-  const errors = new HostErrorFilter();
-  app.useGlobalFilters(errors);
-  fastify.setErrorHandler((err, _request, reply) => errors.reply(err, reply));
-  await listenHttp(app, config.MODEL_HOST_HTTP_PORT, config.HOST, logger, 'http');
-  const grpcPort = await grpcServer.listen(
-    config.HOST,
-    config.MODEL_HOST_GRPC_PORT,
-    createServerCredentials(grpcServerTlsFrom(config, 'MODEL_HOST_GRPC')),
-  );
-  announceListening(logger, 'grpc', `grpc://${config.HOST}:${grpcPort}`);
-  const metricsPort = await metricsServer.listen(config.HOST, config.MODEL_HOST_METRICS_PORT);
-  announceListening(logger, 'metrics', `http://${config.HOST}:${metricsPort}`);
-
-  // Shutdown: stop taking calls, let in-flight ones finish, then end the sessions.
-  const close = async () => {
-    host.stopping();
-    await Promise.all([
-      grpcServer.close(config.SHUTDOWN_DRAIN_MS),
-      app.close(),
-      metricsServer.close(),
-    ]);
-    await models.close();
+  return {
+    models,
+    host,
+    access,
+    grpcServer: new GrpcServer(host, config.GRPC_MAX_MESSAGE_BYTES, logger, access),
+    metricsServer: new MetricsServer(registry),
   };
-  return { app: { close }, logger };
-});
+}

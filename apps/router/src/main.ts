@@ -3,13 +3,7 @@ import { join } from 'node:path';
 import { VersionCatalog } from '@mesh/inference';
 import { createServerCredentials, grpcServerTlsFrom, resolveProtoDir } from '@mesh/kserve';
 import { PreprocessingService } from '@mesh/preprocessing';
-import {
-  announceListening,
-  announceRedisPrefix,
-  createHttpApp,
-  createLogger,
-  runMain,
-} from '@mesh/telemetry';
+import { announceListening, bootstrapApp } from '@mesh/telemetry';
 import { SwaggerModule, type OpenAPIObject } from '@nestjs/swagger';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { FastifyError } from 'fastify';
@@ -26,10 +20,31 @@ import { AccessLog } from './core/access.log';
 import { loadRouterConfig, type RouterConfig } from './router.config';
 import { RouterModule } from './router.module';
 
-void runMain('router', async () => {
-  const config = loadRouterConfig();
-  const logger = createLogger('router', config.LOG_LEVEL);
-  announceRedisPrefix(logger, config.REDIS_KEY_PREFIX);
+void bootstrapApp({
+  service: 'router',
+  loadConfig: loadRouterConfig,
+  prepare: async (config, logger) => ({
+    catalog: await loadCatalog(config, logger),
+    grpc: grpcServer(config),
+  }),
+  module: ({ config, logger, prepared }) => RouterModule.register(config, logger, prepared.catalog),
+  http: (config) => ({
+    bodyLimitBytes: config.ROUTER_BODY_LIMIT_BYTES,
+    clientErrorHandler: answerClientError,
+    nestBodyParsers: false,
+    timeouts: config,
+  }),
+  httpPort: (config) => config.ROUTER_HTTP_PORT,
+  configure: (app, { logger, prepared }) => {
+    configureHttp(app, logger);
+    app.connectMicroservice({ strategy: prepared.grpc });
+  },
+  afterListen: (_app, { config, logger, prepared }) =>
+    announceListening(logger, 'grpc', `${config.HOST}:${prepared.grpc.boundPort()}`),
+  close: closeDraining,
+});
+
+async function loadCatalog(config: RouterConfig, logger: Logger): Promise<VersionCatalog> {
   const catalog = await VersionCatalog.load(
     config.MODEL_REPOSITORY,
     new PreprocessingService(undefined, undefined, config.ROUTER_PAD_MULTIPLE),
@@ -39,26 +54,8 @@ void runMain('router', async () => {
     { event: 'catalog', servable: catalog.all().length, unroutable: catalog.allProblems().length },
     'model repository loaded',
   );
-  const app = await createHttpApp(RouterModule.register(config, logger, catalog), logger, {
-    bodyLimitBytes: config.ROUTER_BODY_LIMIT_BYTES,
-    clientErrorHandler: answerClientError,
-    nestBodyParsers: false,
-    timeouts: config,
-  });
-  configureHttp(app, logger);
-  const grpc = grpcServer(config);
-  app.connectMicroservice({ strategy: grpc });
-  // Boot first (routing table loaded, first backend discovery): `startAllMicroservices` does
-  // not run the bootstrap hooks, so without this the gRPC port took calls before the router
-  // knew any tenant or backend, answering UNAUTHENTICATED / UNAVAILABLE after every restart.
-  await app.init();
-  await app.startAllMicroservices();
-  await app.listen(config.ROUTER_HTTP_PORT, config.HOST);
-  const address = app.getHttpServer().address() as import('node:net').AddressInfo;
-  announceListening(logger, 'http', `http://${config.HOST}:${address.port}`);
-  announceListening(logger, 'grpc', `${config.HOST}:${grpc.boundPort()}`);
-  return { app: { close: () => closeDraining(app) }, logger };
-});
+  return catalog;
+}
 
 function configureHttp(app: NestFastifyApplication, logger: Logger): void {
   const fastify = app.getHttpAdapter().getInstance();

@@ -15,6 +15,18 @@ export {
   type ReadinessResult,
 } from './readiness';
 export { RedisHealthModule } from './redis-health.module';
+export {
+  RedisConnections,
+  RedisModule,
+  type RedisConnectionSpec,
+  type RedisModuleOptions,
+} from './redis.module';
 export { RedisPingCheck, type Pingable } from './redis-ping.check';
 export { announceListening, announceRedisPrefix, httpUrlOf, runMain } from './run-app';
+export {
+  bootstrapApp,
+  type AppConfig,
+  type BootContext,
+  type BootstrapOptions,
+} from './bootstrap-app';
 export { ADMIN_AUTHENTICATOR, METRICS_REGISTRY, READINESS_CHECKS } from './telemetry.tokens';

@@ -1,0 +1,97 @@
+import { Module, type OnApplicationShutdown } from '@nestjs/common';
+import type { RedisClient } from '@mesh/config';
+import { JobChangeFeed, JobFlowProducer, JobRepository, retryPolicyOf } from '@mesh/jobs';
+import { RoutingTableCache } from '@mesh/routing';
+import { OpenStreamsRegistry } from '@mesh/telemetry';
+import { RouteSelector } from '../core/route.selector';
+import { RoutingModule } from '../core/routing.module';
+import { GrpcErrorFilter } from '../grpc/grpc-error.filter';
+import type { RouterConfig } from '../router.config';
+import { JOB_CHANGES_SUBSCRIBER, REDIS, ROUTER_CONFIG } from '../router.tokens';
+import { JobQueryService } from './job-query.service';
+import { JobSubmissionService } from './job-submission.service';
+import { JOB_UPLOAD_LIMITS } from './job-upload.limits';
+import { JobsController } from './jobs.controller';
+import { JobsGrpcController } from './jobs.grpc.controller';
+
+const STORE = [ROUTER_CONFIG, REDIS];
+
+function submissions(
+  config: RouterConfig,
+  routes: RoutingTableCache,
+  selector: RouteSelector,
+  repository: JobRepository,
+  flows: JobFlowProducer,
+): JobSubmissionService {
+  return new JobSubmissionService(routes, selector, repository, flows, {
+    maxItems: config.JOBS_MAX_ITEMS,
+    chunkSize: config.JOBS_CHUNK_SIZE,
+    maxQueuedItems: config.JOBS_DEFAULT_MAX_QUEUED_ITEMS,
+    maxConcurrentJobs: config.JOBS_DEFAULT_MAX_CONCURRENT_JOBS,
+  });
+}
+
+/**
+ * The bulk-job API: the job store, the flow producer (on the shared connection, so a
+ * submission's wait stays bounded by its command timeout), submission, queries and streams.
+ */
+@Module({
+  imports: [RoutingModule],
+  controllers: [JobsController, JobsGrpcController],
+  providers: [
+    OpenStreamsRegistry,
+    GrpcErrorFilter,
+    {
+      provide: JOB_UPLOAD_LIMITS,
+      inject: [ROUTER_CONFIG],
+      useFactory: (c: RouterConfig) => ({
+        maxBytes: c.JOBS_MAX_UPLOAD_BYTES,
+        maxLineBytes: c.JOBS_MAX_LINE_BYTES,
+      }),
+    },
+    {
+      provide: JobRepository,
+      inject: STORE,
+      useFactory: (c: RouterConfig, redis: RedisClient) =>
+        new JobRepository(redis, {
+          keyPrefix: c.REDIS_KEY_PREFIX,
+          retentionSeconds: c.JOBS_RETENTION_SECONDS,
+        }),
+    },
+    {
+      provide: JobFlowProducer,
+      inject: STORE,
+      useFactory: (c: RouterConfig, redis: RedisClient) =>
+        new JobFlowProducer(redis, c.REDIS_KEY_PREFIX, retryPolicyOf(c)),
+    },
+    {
+      provide: JobSubmissionService,
+      inject: [ROUTER_CONFIG, RoutingTableCache, RouteSelector, JobRepository, JobFlowProducer],
+      useFactory: submissions,
+    },
+    {
+      provide: JobChangeFeed,
+      inject: [ROUTER_CONFIG, JOB_CHANGES_SUBSCRIBER],
+      useFactory: (c: RouterConfig, subscriber: RedisClient) =>
+        new JobChangeFeed(subscriber, c.REDIS_KEY_PREFIX, c.JOBS_STREAM_POLL_MS),
+    },
+    {
+      provide: JobQueryService,
+      inject: [JobRepository, JobChangeFeed],
+      useFactory: (repository: JobRepository, changes: JobChangeFeed) =>
+        new JobQueryService(repository, changes),
+    },
+  ],
+})
+export class JobsModule implements OnApplicationShutdown {
+  constructor(
+    private readonly flows: JobFlowProducer,
+    private readonly changes: JobChangeFeed,
+  ) {}
+
+  /** After the module's streams ended; RedisModule closes the connections afterwards. */
+  async onApplicationShutdown(): Promise<void> {
+    await this.flows.close();
+    this.changes.close();
+  }
+}

@@ -1,3 +1,7 @@
 /** Nest injection tokens of the coordinator's plain (non-Nest) collaborators. */
 export const REDIS_CLIENT = Symbol('REDIS_CLIENT');
+export const HEALTH_REDIS = Symbol('HEALTH_REDIS');
 export const COORDINATOR_LOGGER = Symbol('COORDINATOR_LOGGER');
+export const COORDINATOR_CONFIG = Symbol('COORDINATOR_CONFIG');
+export const CLOCK = Symbol('CLOCK');
+export const KSERVE_CLIENTS = Symbol('KSERVE_CLIENTS');

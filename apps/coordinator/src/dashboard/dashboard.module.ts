@@ -1,5 +1,5 @@
 import { resolve } from 'node:path';
-import { type DynamicModule, Module } from '@nestjs/common';
+import { type DynamicModule, type InjectionToken, Module, type Provider } from '@nestjs/common';
 import type { JobRepository } from '@mesh/jobs';
 import type { KServeClient } from '@mesh/kserve';
 import type {
@@ -51,40 +51,68 @@ const EVERY_MS: Record<keyof DashboardFeeds, number> = {
   models: 5000,
 };
 
+/** Deps built by Nest: the tokens to inject and the factory that turns them into deps. */
+export interface DashboardDepsFactory {
+  inject: InjectionToken[];
+  useFactory(...args: never[]): DashboardDeps;
+}
+
+const DASHBOARD_DEPS = Symbol('DASHBOARD_DEPS');
+
 /** `/ui` and `/v1/dashboard`, behind the same admin key as the rollout API. */
 @Module({})
 export class DashboardModule {
   static register(deps: DashboardDeps): DynamicModule {
-    const routes = new RoutesViewReader(deps.table, deps.heartbeats, deps.rolloutRepository);
-    const traffic = new TrafficViewReader(deps.signals, deps.table, deps.clock, deps.traffic);
-    const models = new ModelsViewReader(deps.backends, deps.backendDeadlineMs);
-    const jobs = new JobsViewReader(deps.jobs, deps.clock);
-    const every = { ...EVERY_MS, ...deps.everyMs };
-    const feeds: DashboardFeeds = {
-      routes: { read: () => routes.read(), everyMs: every.routes },
-      traffic: { read: () => traffic.read(), everyMs: every.traffic },
-      rollouts: {
-        read: async () => ({ rollouts: await deps.rollouts.list() }),
-        everyMs: every.rollouts,
-      },
-      jobs: { read: () => jobs.read(), everyMs: every.jobs },
-      models: { read: () => models.read(), everyMs: every.models },
-    };
+    return DashboardModule.module({ provide: DASHBOARD_DEPS, useValue: deps });
+  }
+
+  /** The app's way: its deps come from providers of the modules it imports. */
+  static registerAsync(
+    imports: NonNullable<DynamicModule['imports']>,
+    deps: DashboardDepsFactory,
+  ): DynamicModule {
+    return { ...DashboardModule.module({ provide: DASHBOARD_DEPS, ...deps }), imports };
+  }
+
+  private static module(deps: Provider): DynamicModule {
+    const fromDeps = <T>(provide: InjectionToken, make: (d: DashboardDeps) => T): Provider => ({
+      provide,
+      inject: [DASHBOARD_DEPS],
+      useFactory: make,
+    });
     return {
       module: DashboardModule,
       controllers: [DashboardController, DashboardUiController],
       providers: [
-        { provide: ADMIN_AUTHENTICATOR, useValue: deps.auth },
-        { provide: DASHBOARD_FEEDS, useValue: feeds },
-        { provide: DASHBOARD_UI_DIR, useValue: deps.uiDir ?? resolve('dist', 'ui') },
-        {
-          provide: RouteWeightsEditor,
-          useValue: new RouteWeightsEditor(deps.table, deps.routeValidator, deps.rolloutRepository),
-        },
-        { provide: JobsViewReader, useValue: jobs },
+        deps,
+        fromDeps(ADMIN_AUTHENTICATOR, (d) => d.auth),
+        fromDeps(JobsViewReader, (d) => new JobsViewReader(d.jobs, d.clock)),
+        { provide: DASHBOARD_FEEDS, inject: [DASHBOARD_DEPS, JobsViewReader], useFactory: feedsOf },
+        fromDeps(DASHBOARD_UI_DIR, (d) => d.uiDir ?? resolve('dist', 'ui')),
+        fromDeps(
+          RouteWeightsEditor,
+          (d) => new RouteWeightsEditor(d.table, d.routeValidator, d.rolloutRepository),
+        ),
         OpenStreamsRegistry,
         AdminKeyGuard,
       ],
     };
   }
+}
+
+function feedsOf(deps: DashboardDeps, jobs: JobsViewReader): DashboardFeeds {
+  const routes = new RoutesViewReader(deps.table, deps.heartbeats, deps.rolloutRepository);
+  const traffic = new TrafficViewReader(deps.signals, deps.table, deps.clock, deps.traffic);
+  const models = new ModelsViewReader(deps.backends, deps.backendDeadlineMs);
+  const every = { ...EVERY_MS, ...deps.everyMs };
+  return {
+    routes: { read: () => routes.read(), everyMs: every.routes },
+    traffic: { read: () => traffic.read(), everyMs: every.traffic },
+    rollouts: {
+      read: async () => ({ rollouts: await deps.rollouts.list() }),
+      everyMs: every.rollouts,
+    },
+    jobs: { read: () => jobs.read(), everyMs: every.jobs },
+    models: { read: () => models.read(), everyMs: every.models },
+  };
 }

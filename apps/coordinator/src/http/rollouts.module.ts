@@ -1,0 +1,30 @@
+import { Module } from '@nestjs/common';
+import { AdminKeyGuard } from '@mesh/telemetry';
+import { CLOCK } from '../coordinator.tokens';
+import { RepositoryModelCatalog } from '../fleet/repository-model.catalog';
+import { RoutingRouteStore } from '../fleet/routing.route-store';
+import { RolloutPlanValidator } from '../rollout/rollout-plan.validator';
+import type { Clock } from '../rollout/rollout.ports';
+import { RolloutRepository } from '../rollout/rollout.repository';
+import { RolloutService } from '../rollout/rollout.service';
+import { RolloutsController } from './rollouts.controller';
+
+/** The rollout API: plans validated against the catalog and the routing table. */
+@Module({
+  controllers: [RolloutsController],
+  providers: [
+    {
+      provide: RolloutService,
+      inject: [RolloutRepository, RepositoryModelCatalog, RoutingRouteStore, CLOCK],
+      useFactory: (
+        rollouts: RolloutRepository,
+        catalog: RepositoryModelCatalog,
+        routes: RoutingRouteStore,
+        clock: Clock,
+      ) => new RolloutService(rollouts, new RolloutPlanValidator(catalog, routes), clock),
+    },
+    AdminKeyGuard,
+  ],
+  exports: [RolloutService],
+})
+export class RolloutsModule {}

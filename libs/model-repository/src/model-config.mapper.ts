@@ -167,6 +167,7 @@ export function readInstanceGroup(r: MessageReader): InstanceGroup {
     count: count || 1,
     kind: r.enumValue('kind', INSTANCE_GROUP_KINDS, 'Kind') ?? 'KIND_AUTO',
   };
+  if (!count) group.countUnset = true;
   assignDefined(group, 'name', r.string('name'));
   if (r.has('gpus')) group.gpus = r.repeatedInts('gpus', 'int32');
   if ((group.kind === 'KIND_CPU' || group.kind === 'KIND_MODEL') && group.gpus?.length) {

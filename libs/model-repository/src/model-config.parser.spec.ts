@@ -173,7 +173,7 @@ describe('parseModelConfig typed mapping', () => {
       },
       instanceGroup: [
         { name: 'cpu', count: 2, kind: 'KIND_CPU' },
-        { count: 1, kind: 'KIND_GPU', gpus: [0] },
+        { count: 1, countUnset: true, kind: 'KIND_GPU', gpus: [0] },
       ],
       parameters: {
         model_sha256: { stringValue: 'ab12' },
@@ -549,7 +549,8 @@ describe('parseModelConfig validation (rules Triton applies at load)', () => {
 
   it('defaults an instance group to one KIND_AUTO instance and keeps priorities off by default', () => {
     const config = parseModelConfig('instance_group {}\ndynamic_batching {}', 'config.pbtxt');
-    expect(config.instanceGroup).toEqual([{ count: 1, kind: 'KIND_AUTO' }]);
+    // No count written: Triton reads 1; countUnset lets the embedded host choose instead.
+    expect(config.instanceGroup).toEqual([{ count: 1, countUnset: true, kind: 'KIND_AUTO' }]);
     expect(config.dynamicBatching?.priorityLevels).toBe(0);
   });
 });

@@ -95,6 +95,11 @@ export interface InstanceGroup {
   name?: string;
   /** Defaults to 1, as in Triton. */
   count: number;
+  /**
+   * Set when the config wrote no count (or 0, proto3's unset): Triton reads 1, the embedded host
+   * chooses instances × threads itself. Absent when a count was written.
+   */
+  countUnset?: true;
   kind: InstanceGroupKind;
   gpus?: number[];
 }

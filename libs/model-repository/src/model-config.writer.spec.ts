@@ -140,6 +140,15 @@ describe('writeModelConfig', () => {
     );
     expect(roundTrip(minimal)).toEqual(minimal);
   });
+
+  it('keeps an instance group without a count without one, so the host still chooses', () => {
+    const config = parseModelConfig('instance_group [ { kind: KIND_CPU } ]', 'm/config.pbtxt');
+    const text = writeModelConfig(config);
+    expect(text).not.toMatch(/count/);
+    expect(roundTrip(config).instanceGroup).toEqual([
+      { count: 1, countUnset: true, kind: 'KIND_CPU' },
+    ]);
+  });
 });
 
 describe('pbtxtString', () => {

@@ -191,7 +191,8 @@ export function writeModelConfig(config: ModelConfig): string {
         'instance_group',
         config.instanceGroup.map((g) => [
           ...(g.name !== undefined ? [`name: ${pbtxtString(g.name)}`] : []),
-          `count: ${g.count}`,
+          // A count the author left out stays out: the embedded host chooses one then.
+          ...(g.countUnset ? [] : [`count: ${g.count}`]),
           `kind: ${g.kind}`,
           ...(g.gpus !== undefined ? [`gpus: ${ints(g.gpus)}`] : []),
         ]),

@@ -128,14 +128,17 @@ export class ModelHostService {
     // A version that is not served has no config to answer with.
     const runtimes = version !== '' ? [this.models.runtime(name, version)] : undefined;
     const config = this.models.configOf(name);
-    if (config.instanceGroup.length > 0) return config;
+    if (config.instanceGroup.some((g) => !g.countUnset)) return config;
     // As Triton completes a config, report the instances chosen without one: routers size
     // their calls in flight by it.
     const count = Math.max(
       0,
       ...(runtimes ?? this.models.runtimes(name)).map((rt) => rt.spec.instances ?? 0),
     );
-    return count > 0 ? { ...config, instanceGroup: [{ count, kind: 'KIND_CPU' }] } : config;
+    if (count <= 0) return config;
+    // Keep what the author wrote of the group (kind, name), with the count the host chose.
+    const { countUnset: _unset, ...written } = config.instanceGroup[0] ?? { kind: 'KIND_CPU' };
+    return { ...config, instanceGroup: [{ ...written, count }] };
   }
 
   statistics(name: string, version: string): VersionStatistics[] {

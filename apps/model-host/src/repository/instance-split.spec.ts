@@ -78,6 +78,25 @@ describe('decideSplit', () => {
     });
   });
 
+  it('treats an instance_group that writes no count (or count 0) as no count', async () => {
+    for (const group of [
+      'instance_group [ { kind: KIND_CPU } ]',
+      'instance_group [ { count: 0 } ]',
+    ]) {
+      const c = config(group);
+      expect(configuredInstances(c)).toBeUndefined();
+      await expect(
+        decideSplit(c, spec, '/nonexistent.onnx', { ...defaults, intraOpThreads: 4 }),
+      ).resolves.toMatchObject({ instances: 2, intraOpThreads: 4, reason: expect.any(String) });
+    }
+    // One group with a count is enough for the written counts to win.
+    expect(
+      configuredInstances(
+        config('instance_group [ { kind: KIND_CPU }, { count: 2 kind: KIND_CPU } ]'),
+      ),
+    ).toBe(3);
+  });
+
   it('without an instance_group, fills the cores with the threads set explicitly', async () => {
     const c = config('');
     expect(configuredInstances(c)).toBeUndefined();

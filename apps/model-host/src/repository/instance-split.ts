@@ -18,9 +18,12 @@ export interface InstanceSplit {
  */
 export const FAST_BATCH1_MS = 10;
 
-/** The instance count config.pbtxt gives (instance_group counts summed), if it has any. */
+/**
+ * The instance count config.pbtxt gives (instance_group counts summed), if it writes any: a
+ * config with no instance_group, or whose groups write no count, leaves the choice to the host.
+ */
 export function configuredInstances(config: ModelConfig): number | undefined {
-  if (config.instanceGroup.length === 0) return undefined;
+  if (config.instanceGroup.every((g) => g.countUnset)) return undefined;
   return Math.max(
     1,
     config.instanceGroup.reduce((n, g) => n + g.count, 0),

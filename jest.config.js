@@ -14,7 +14,7 @@ const swc = [
 ];
 
 const moduleNameMapper = {
-  '^@mesh/(errors|config|telemetry|kserve|model-repository|preprocessing|routing|inference|jobs)$':
+  '^@mesh/(errors|config|telemetry|kserve|model-repository|preprocessing|routing|inference|jobs|rollout-contract)$':
     '<rootDir>/libs/$1/src/index.ts',
 };
 

@@ -88,6 +88,10 @@ export interface MixHeadline {
   openLoop: { rate: number; arms: Record<string, { p50: number; p99: number; errors: number }> };
   /** The same measures for the mesh of another checkout (`router-baseline`), when that arm ran. */
   beforeAfter?: BeforeAfter[];
+  /** `router-as-written-baseline` → `router-as-written`: the as-written config, before and after. */
+  asWrittenBeforeAfter?: BeforeAfter[];
+  /** `router` → `router-aa`, two routers of one build: the noise band of the pairs above. */
+  aa?: BeforeAfter[];
   /** The `router-as-written` arms (a config as Triton users write it) against the peer, when they ran. */
   asWritten?: AsWritten;
 }
@@ -230,28 +234,39 @@ function mixHeadline(points: readonly BenchPoint[], mix: TextMix, cores: number)
       ),
     },
     beforeAfter: beforeAfter(points, mix, top?.throughput ?? NaN, rawB1?.p50 ?? NaN),
+    asWrittenBeforeAfter: beforeAfter(points, mix, top?.throughput ?? NaN, rawB1?.p50 ?? NaN, [
+      'router-as-written-baseline',
+      'router-as-written',
+    ]),
+    aa: beforeAfter(points, mix, top?.throughput ?? NaN, rawB1?.p50 ?? NaN, [
+      'router',
+      'router-aa',
+    ]),
     asWritten: asWrittenOf(points, mix),
   };
 }
 
 /**
- * The `router` arm against `router-baseline` (the whole mesh, router and host, built in another
- * checkout) on the headline's measures; both ran in the same interleaved rounds.
+ * One arm against another on the headline's measures, both from the same interleaved rounds:
+ * by default `router-baseline` (the whole mesh, router and host, built in another checkout)
+ * against `router`.
  */
 function beforeAfter(
   points: readonly BenchPoint[],
   mix: TextMix,
   ceiling: number,
   rawB1P50: number,
+  [beforeArm, afterArm]: readonly [string, string] = ['router-baseline', 'router'],
 ): BeforeAfter[] | undefined {
   const at = (arm: string, c: number) => find(points, arm, mix, c);
-  if (!points.some((p) => p.mix === mix && p.arm === 'router-baseline')) return undefined;
+  const ran = (arm: string) => points.some((p) => p.mix === mix && p.arm === arm);
+  if (!ran(beforeArm) || !ran(afterArm)) return undefined;
   const best = (arm: string) => bestOf(points, (p) => p.mix === mix && p.arm === arm)?.throughput;
   const peer32 = at('naive-peer', 32)?.throughput ?? NaN;
   const each = (measure: string, f: (arm: string) => number | undefined): BeforeAfter => ({
     measure,
-    before: r2(f('router-baseline') ?? NaN),
-    after: r2(f('router') ?? NaN),
+    before: r2(f(beforeArm) ?? NaN),
+    after: r2(f(afterArm) ?? NaN),
   });
   return [
     each('p50 at c=1, ms', (a) => at(a, 1)?.p50),
@@ -276,21 +291,43 @@ export function headline(points: readonly BenchPoint[], cores: number): Headline
   return { mixes: mixes.map((m) => mixHeadline(points, m, cores)) };
 }
 
-/** Before → after rows (one column pair per mix), when the `router-baseline` arm ran. */
-function beforeAfterTable(h: Headline): string[] {
-  const mixes = h.mixes.filter((x) => x.beforeAfter);
+type PairKey = 'beforeAfter' | 'asWrittenBeforeAfter' | 'aa';
+
+/** One pair's rows (a column pair per mix), when both of its arms ran. */
+function pairTable(h: Headline, key: PairKey, title: string): string[] {
+  const mixes = h.mixes.filter((x) => x[key]);
   if (mixes.length === 0) return [];
   return [
     '',
-    '## Before → after (the `router-baseline` arm against `router`, same run)',
+    `## ${title}`,
     '',
     `| measure | ${mixes.map((x) => `${x.mix}: before → after`).join(' | ')} |`,
     `|---|${mixes.map(() => '---|').join('')}`,
-    ...mixes[0]!.beforeAfter!.map(
+    ...mixes[0]![key]!.map(
       (row, i) =>
         `| ${row.measure} | ${mixes
-          .map((x) => `${x.beforeAfter![i]!.before} → ${x.beforeAfter![i]!.after}`)
+          .map((x) => `${x[key]![i]!.before} → ${x[key]![i]!.after}`)
           .join(' | ')} |`,
+    ),
+  ];
+}
+
+function beforeAfterTable(h: Headline): string[] {
+  return [
+    ...pairTable(
+      h,
+      'beforeAfter',
+      'Before → after (the `router-baseline` arm against `router`, same run)',
+    ),
+    ...pairTable(
+      h,
+      'asWrittenBeforeAfter',
+      'Config as users write it, before → after (`router-as-written-baseline` against `router-as-written`, same run)',
+    ),
+    ...pairTable(
+      h,
+      'aa',
+      'A/A: `router` against `router-aa` (two routers of this build on one host, same run): the noise band',
     ),
   ];
 }

@@ -79,6 +79,9 @@ const EXTRA_ARMS = [
   'router-grpc-nocoalesce',
   'router-unary',
   'router-baseline',
+  'router-as-written-baseline',
+  'router-as-written-baseline-grpc',
+  'router-aa',
 ];
 
 function parseArgs(argv: string[]): Args {
@@ -162,6 +165,11 @@ interface Procs {
   /** Started only when `--arms` names a `router-as-written*` arm (with its own host). */
   routerAsWritten?: BenchProcess;
   hostAsWritten?: BenchProcess;
+  /** Started only when `--arms` names a `router-as-written-baseline*` arm (needs --baseline). */
+  routerAsWrittenBaseline?: BenchProcess;
+  hostAsWrittenBaseline?: BenchProcess;
+  /** Started only when `--arms` names `router-aa`: a second router of this build. */
+  routerAa?: BenchProcess;
   peer: BenchProcess;
 }
 
@@ -192,7 +200,14 @@ async function main(): Promise<void> {
   // partners, as Triton does. One 1-thread instance per core: the best thread split of the
   // raw-ORT ceiling, as docs/models.md recommends for CPU hosts (intra-op threads default to
   // cores ÷ instances).
-  const meshRepo = repositoryVariant(args.models, MODEL, {}, { instances: args.instances });
+  // dispatch_when_idle is the host's default now; it stays written so that a `--baseline` build
+  // from before that default runs the same tuned configuration.
+  const meshRepo = repositoryVariant(
+    args.models,
+    MODEL,
+    { dispatch_when_idle: 'true' },
+    { instances: args.instances },
+  );
   const tritonRepo = repositoryVariant(
     args.models,
     MODEL,
@@ -255,12 +270,21 @@ async function main(): Promise<void> {
       ? await router('router-nocoalesce', hostMesh, meshRepo.root, 0, { ROUTER_COALESCE: 'off' })
       : undefined;
     if (routerPlain) all.push(routerPlain);
+    // A second router of this build on the same host: an A/A pair with `router`, whose spread is
+    // the noise a before/after in this run has to beat.
+    const routerAa = args.arms.includes('router-aa')
+      ? await router('router-aa', hostMesh, meshRepo.root, 0)
+      : undefined;
+    if (routerAa) all.push(routerAa);
     const routerUnary = args.arms.includes('router-unary')
       ? await router('router-unary', hostMesh, meshRepo.root, 0, { KSERVE_LONE_STREAM: 'off' })
       : undefined;
     if (routerUnary) all.push(routerUnary);
-    if (args.arms.includes('router-baseline') && !args.baseline) {
-      throw new Error('--arms router-baseline needs --baseline <checkout with a built router>');
+    const baselineArms = args.arms.filter((a) => a.includes('baseline'));
+    if (baselineArms.length > 0 && !args.baseline) {
+      throw new Error(
+        `--arms ${baselineArms.join(',')} needs --baseline <checkout with a built router>`,
+      );
     }
     // The whole mesh as built in the baseline checkout (its router on its own host), so a
     // before/after of router and host changes runs in one sitting.
@@ -288,6 +312,25 @@ async function main(): Promise<void> {
       ? await router('router-as-written', hostAsWritten, asWrittenRepo.root, undefined)
       : undefined;
     if (routerAsWritten) all.push(routerAsWritten);
+    // The same config as written, served by the baseline build: the before of "fast by default".
+    const hostAsWrittenBaseline = args.arms.some((a) => a.startsWith('router-as-written-baseline'))
+      ? await host('model-host-as-written-baseline', asWrittenRepo.root, args.baseline)
+      : undefined;
+    if (hostAsWrittenBaseline) {
+      all.push(hostAsWrittenBaseline);
+      await waitReady(`${hostAsWrittenBaseline.urls.http}/healthz/ready`);
+    }
+    const routerAsWrittenBaseline = hostAsWrittenBaseline
+      ? await router(
+          'router-as-written-baseline',
+          hostAsWrittenBaseline,
+          asWrittenRepo.root,
+          undefined,
+          {},
+          args.baseline,
+        )
+      : undefined;
+    if (routerAsWrittenBaseline) all.push(routerAsWrittenBaseline);
     await waitReady(`${routerMesh.url}/healthz/ready`);
     await waitReady(`${routerTriton.url}/healthz/ready`);
     if (routerQuiet) await waitReady(`${routerQuiet.url}/healthz/ready`);
@@ -295,6 +338,8 @@ async function main(): Promise<void> {
     if (routerUnary) await waitReady(`${routerUnary.url}/healthz/ready`);
     if (routerBaseline) await waitReady(`${routerBaseline.url}/healthz/ready`);
     if (routerAsWritten) await waitReady(`${routerAsWritten.url}/healthz/ready`);
+    if (routerAsWrittenBaseline) await waitReady(`${routerAsWrittenBaseline.url}/healthz/ready`);
+    if (routerAa) await waitReady(`${routerAa.url}/healthz/ready`);
     const peer = await startNaivePeer(args.models, all);
     const procs: Procs = {
       hostMesh,
@@ -308,6 +353,9 @@ async function main(): Promise<void> {
       hostBaseline,
       routerAsWritten,
       hostAsWritten,
+      routerAsWrittenBaseline,
+      hostAsWrittenBaseline,
+      routerAa,
       peer,
     };
     const points: BenchPoint[] = [];
@@ -419,6 +467,8 @@ async function closedLoop(
   const plainGrpc = p.routerPlain && new RouterGrpcClient(p.routerPlain.urls.grpc!, KEY);
   const asWrittenGrpc =
     p.routerAsWritten && new RouterGrpcClient(p.routerAsWritten.urls.grpc!, KEY);
+  const asWrittenBaselineGrpc =
+    p.routerAsWrittenBaseline && new RouterGrpcClient(p.routerAsWrittenBaseline.urls.grpc!, KEY);
   const arms: Record<
     string,
     { shot: (i: number) => Promise<void>; pids: Record<string, number>; note: string }
@@ -488,6 +538,25 @@ async function closedLoop(
         note: 'as router-as-written, over gRPC (same router and host)',
       },
     }),
+    ...(p.routerAsWrittenBaseline && {
+      'router-as-written-baseline': {
+        shot: (i: number) => postJson(`${p.routerAsWrittenBaseline!.url}/v1/predict`, body(i), KEY),
+        pids: { router: p.routerAsWrittenBaseline.pid, host: p.hostAsWrittenBaseline!.pid },
+        note: 'as router-as-written, router and host built in the --baseline checkout',
+      },
+      'router-as-written-baseline-grpc': {
+        shot: (i: number) => asWrittenBaselineGrpc!.predict(TASK, corpus[i % corpus.length]!),
+        pids: { router: p.routerAsWrittenBaseline.pid, host: p.hostAsWrittenBaseline!.pid },
+        note: 'as router-as-written-grpc, router and host built in the --baseline checkout',
+      },
+    }),
+    ...(p.routerAa && {
+      'router-aa': {
+        shot: (i: number) => postJson(`${p.routerAa!.url}/v1/predict`, body(i), KEY),
+        pids: { router: p.routerAa.pid, host: p.hostMesh.pid },
+        note: 'a second router of this build on the same host as router: the A/A pair',
+      },
+    }),
     'naive-peer': {
       shot: (i) => postJson(`${p.peer.url}/predict`, body(i)),
       pids: { peer: p.peer.pid },
@@ -514,6 +583,7 @@ async function closedLoop(
     grpc.close();
     plainGrpc?.close();
     asWrittenGrpc?.close();
+    asWrittenBaselineGrpc?.close();
   }
   return out;
 }

@@ -76,6 +76,7 @@ function leaderRuntime(
   const runner = new RolloutRunner(lease, rollouts, machine, reconciler, logger, {
     tickMs: config.COORDINATOR_TICK_MS,
     reconcileMs: config.COORDINATOR_RECONCILE_MS,
+    clock: ports.clock,
   });
   return new CoordinatorRuntime(clients, runner);
 }

@@ -10,11 +10,9 @@ export interface RolloutRunnerOptions {
   tickMs: number;
   /** Backends are reconciled every this many ms (by the leader only). */
   reconcileMs: number;
-  /** The coordinator's clock (the machine's); the system clock when omitted. */
-  clock?: Clock;
+  /** The coordinator's clock: the one the machine reads (RolloutPorts.clock). */
+  clock: Clock;
 }
-
-const systemClock: Clock = { now: () => Date.now() };
 
 export interface Reconciler {
   reconcile(): Promise<number>;
@@ -31,8 +29,6 @@ export class RolloutRunner {
   private stopped = false;
   private leading = false;
   private lastReconcile = 0;
-  private readonly clock: Clock;
-
   constructor(
     private readonly lease: LeaderLease,
     private readonly repository: RolloutRepository,
@@ -40,8 +36,10 @@ export class RolloutRunner {
     private readonly reconciler: Reconciler,
     private readonly logger: Logger,
     private readonly options: RolloutRunnerOptions,
-  ) {
-    this.clock = options.clock ?? systemClock;
+  ) {}
+
+  private get clock(): Clock {
+    return this.options.clock;
   }
 
   get isLeader(): boolean {

@@ -1,5 +1,5 @@
 /**
- * `npm run bench:profile [-- --seconds 15 --concurrency 1,32 --mix short]`: where the router and
+ * `npm run bench:profile [-- --seconds 15 --concurrency 1,32 --mix short --as-written]`: where the router and
  * the model host spend CPU. For each concurrency it starts a fresh host and router with
  * `node --cpu-prof` (every thread writes a profile, the host's ORT worker included), drives a
  * closed loop of HTTP predicts, stops both with SIGTERM so the profiles are written, and prints
@@ -13,7 +13,7 @@ import { buildCorpus, type TextMix } from './bench-corpus';
 import { measure, metricSums } from './bench-measure';
 import { postJson } from './http-post';
 import { BENCH_MODEL, startBenchMesh, ROOT, type BenchProcess } from './bench-processes';
-import { ensureBuiltAndGenerated, repositoryVariant } from './bench-setup';
+import { asUsersWriteIt, ensureBuiltAndGenerated, repositoryVariant } from './bench-setup';
 import { machineLine } from '../host/host-bench.report';
 
 const { name: MODEL, task: TASK, key: KEY } = BENCH_MODEL;
@@ -160,9 +160,13 @@ async function profileAt(
   corpus: string[],
   models: string,
   dir: string,
+  asWritten: boolean,
 ): Promise<string[]> {
-  // As the router benchmark's mesh host: one 1-thread instance per core.
-  const repo = repositoryVariant(models, MODEL, {}, { instances: availableParallelism() });
+  // As the router benchmark's mesh host (one 1-thread instance per core), or with the config as
+  // Triton users write it (one instance, a 2 ms queue delay, no mesh parameters).
+  const repo = asWritten
+    ? repositoryVariant(models, MODEL, {}, { rewrite: asUsersWriteIt })
+    : repositoryVariant(models, MODEL, {}, { instances: availableParallelism() });
   const procs: BenchProcess[] = [];
   const profiled = (name: string) => ['--cpu-prof', `--cpu-prof-dir=${join(dir, `c${c}`, name)}`];
   try {
@@ -239,6 +243,7 @@ async function main(): Promise<void> {
   const levels = (arg(argv, '--concurrency') ?? '1,32').split(',').map(Number);
   const models = arg(argv, '--models') ?? join(ROOT, '.bench-models');
   const out = arg(argv, '--out') ?? join(ROOT, 'docs', 'benchmarks');
+  const asWritten = argv.includes('--as-written');
   ensureBuiltAndGenerated(models, MODEL);
   const corpus = buildCorpus(mix, 2000);
   const dir = mkdtempSync(join(tmpdir(), 'mesh-profile-'));
@@ -249,16 +254,22 @@ async function main(): Promise<void> {
       .map((x) => x.toFixed(2))
       .join(' ')} before.`,
     '',
-    `\`npm run bench:profile -- --seconds ${seconds} --mix ${mix} --concurrency ${levels.join(',')}\`, ${new Date().toISOString()}. Closed-loop HTTP predicts on ${MODEL} (small bench model). Shares are of busy samples of each thread taken during the measured window (warm-up, start-up and shutdown left out); native work (ORT's run, socket writes) counts to the JS frame that called it. Raw profiles: ${dir}.`,
+    `\`npm run bench:profile -- --seconds ${seconds} --mix ${mix} --concurrency ${levels.join(',')}${asWritten ? ' --as-written' : ''}\`, ${new Date().toISOString()}. Closed-loop HTTP predicts on ${MODEL} (small bench model${asWritten ? ', config as Triton users write it: one instance, max_queue_delay 2 ms, no mesh parameters' : ''}). Shares are of busy samples of each thread taken during the measured window (warm-up, start-up and shutdown left out); native work (ORT's run, socket writes) counts to the JS frame that called it. Raw profiles: ${dir}.`,
   ];
   for (const c of levels) {
     process.stderr.write(`bench:profile: c=${c}, ${seconds} s\n`);
-    lines.push('', `## c=${c}`, '', ...(await profileAt(c, seconds, corpus, models, dir)));
+    lines.push(
+      '',
+      `## c=${c}`,
+      '',
+      ...(await profileAt(c, seconds, corpus, models, dir, asWritten)),
+    );
     lines.push(...render(dir, c));
   }
   mkdirSync(out, { recursive: true });
-  writeFileSync(join(out, 'router-profile.md'), `${lines.join('\n')}\n`);
-  process.stderr.write(`bench:profile: wrote ${join(out, 'router-profile.md')}\n`);
+  const file = join(out, asWritten ? 'router-profile-as-written.md' : 'router-profile.md');
+  writeFileSync(file, `${lines.join('\n')}\n`);
+  process.stderr.write(`bench:profile: wrote ${file}\n`);
 }
 
 if (require.main === module) {

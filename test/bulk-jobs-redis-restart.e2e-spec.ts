@@ -3,7 +3,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import Redis from 'ioredis';
+import { closeRedis, createRedis } from '@mesh/config';
 import { uniquePrefix, type StartedApp } from './support/app-process';
 import { pollUntil } from './support/poll';
 import {
@@ -33,14 +33,7 @@ const workers: StartedApp[] = [];
 
 /** One PING on a throwaway connection that never retries: true when Redis answers. */
 async function pings(): Promise<boolean> {
-  const probe = new Redis({
-    port,
-    host: '127.0.0.1',
-    lazyConnect: true,
-    enableOfflineQueue: false,
-    maxRetriesPerRequest: 0,
-    retryStrategy: () => null,
-  });
+  const probe = createRedis('probe', { url: `redis://127.0.0.1:${port}`, name: 'e2e-probe' });
   probe.on('error', () => undefined);
   try {
     await probe.connect();
@@ -48,7 +41,7 @@ async function pings(): Promise<boolean> {
   } catch {
     return false;
   } finally {
-    probe.disconnect();
+    await closeRedis(probe);
   }
 }
 

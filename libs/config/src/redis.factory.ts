@@ -15,8 +15,10 @@ export type RedisClient = Redis;
  * - `bullmq`: handed to a BullMQ Worker, Queue or FlowProducer that owns its work (a Worker
  *   copies it for its own blocking connection).
  * - `blocking`: our own blocking reads (BLPOP, XREAD BLOCK), one per reader.
+ * - `probe`: a one-shot check (is Redis up?): connects on `connect()`, never retries or queues,
+ *   so a Redis that is down answers with an error at once instead of a wait.
  */
-export type RedisRole = 'commands' | 'subscriber' | 'bullmq' | 'blocking';
+export type RedisRole = 'commands' | 'subscriber' | 'bullmq' | 'blocking' | 'probe';
 
 export interface CreateRedisOptions {
   url: string;
@@ -41,6 +43,14 @@ export function roleOptions(role: RedisRole, commandTimeoutMs?: number): RedisOp
   switch (role) {
     case 'commands':
       return commandTimeoutMs === undefined ? base : { ...base, commandTimeout: commandTimeoutMs };
+    case 'probe':
+      return {
+        lazyConnect: true,
+        enableOfflineQueue: false,
+        maxRetriesPerRequest: 0,
+        retryStrategy: () => null,
+        ...(commandTimeoutMs === undefined ? {} : { commandTimeout: commandTimeoutMs }),
+      };
     case 'subscriber':
     case 'bullmq':
     case 'blocking':
@@ -55,7 +65,7 @@ export function createRedis(role: RedisRole, options: CreateRedisOptions): Redis
   return new Redis(options.url, {
     ...roleOptions(role, options.commandTimeoutMs),
     connectionName: options.name,
-    lazyConnect: options.lazyConnect ?? false,
+    lazyConnect: options.lazyConnect ?? role === 'probe',
   });
 }
 

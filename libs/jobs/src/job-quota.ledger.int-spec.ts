@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import Redis from 'ioredis';
+import { closeRedis, createRedis, type RedisClient } from '@mesh/config';
 import { JobQuotaLedger } from './job-quota.ledger';
 import { JobRepository } from './job.repository';
 import type { ItemResult, JobRecord } from './job.types';
@@ -8,12 +8,14 @@ const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const PREFIX = `test:jobs-quota:${randomUUID().slice(0, 8)}`;
 const options = { keyPrefix: PREFIX, retentionSeconds: 3600 };
 /** Several connections, so reservations really race instead of queueing on one socket. */
-let clients: Redis[];
+let clients: RedisClient[];
 let ledgers: JobQuotaLedger[];
 let repo: JobRepository;
 
 beforeAll(() => {
-  clients = Array.from({ length: 6 }, () => new Redis(REDIS_URL, { maxRetriesPerRequest: 1 }));
+  clients = Array.from({ length: 6 }, () =>
+    createRedis('commands', { url: REDIS_URL, name: 'test-job-quota.ledger' }),
+  );
   ledgers = clients.map((c) => new JobQuotaLedger(c, options));
   repo = new JobRepository(clients[0]!, options);
 });
@@ -21,7 +23,7 @@ beforeAll(() => {
 afterAll(async () => {
   const keys = await clients[0]!.keys(`${PREFIX}:*`);
   if (keys.length > 0) await clients[0]!.del(...keys);
-  await Promise.all(clients.map((c) => c.quit()));
+  await Promise.all(clients.map((c) => closeRedis(c)));
 });
 
 const ledger = (i: number) => ledgers[i % ledgers.length]!;

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import Redis from 'ioredis';
+import { closeRedis, createRedis, type RedisClient } from '@mesh/config';
 import { JobRepository } from './job.repository';
 import { JobUploadWriter } from './job-upload.writer';
 import type { ItemResult, JobRecord } from './job.types';
@@ -7,18 +7,18 @@ import { EmptyJobError, JobInputError } from './jobs.errors';
 
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const PREFIX = `test:jobs-repo:${randomUUID().slice(0, 8)}`;
-let redis: Redis;
+let redis: RedisClient;
 let repo: JobRepository;
 
 beforeAll(() => {
-  redis = new Redis(REDIS_URL, { maxRetriesPerRequest: 1 });
+  redis = createRedis('commands', { url: REDIS_URL, name: 'test-job.repository' });
   repo = new JobRepository(redis, { keyPrefix: PREFIX, retentionSeconds: 3600 });
 });
 
 afterAll(async () => {
   const keys = await redis.keys(`${PREFIX}:*`);
   if (keys.length > 0) await redis.del(...keys);
-  await redis.quit();
+  await closeRedis(redis);
 });
 
 function record(id: string, over: Partial<JobRecord> = {}): JobRecord {

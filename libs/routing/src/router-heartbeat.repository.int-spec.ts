@@ -1,12 +1,12 @@
 import { randomUUID } from 'node:crypto';
-import Redis from 'ioredis';
+import { closeRedis, createRedis, type RedisClient } from '@mesh/config';
 import { pollUntil } from '../../../test/support/poll';
 import { RouterHeartbeatRepository } from './router-heartbeat.repository';
 import type { RouterHeartbeat } from './router-heartbeat.types';
 
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const FILE_PREFIX = `test:routing-heartbeat:${randomUUID().slice(0, 8)}`;
-let redis: Redis;
+let redis: RedisClient;
 let counter = 0;
 
 function repo(): RouterHeartbeatRepository {
@@ -31,13 +31,13 @@ function hb(
 }
 
 beforeAll(() => {
-  redis = new Redis(REDIS_URL, { maxRetriesPerRequest: 1 });
+  redis = createRedis('commands', { url: REDIS_URL, name: 'test-router-heartbeat.repository' });
 });
 
 afterAll(async () => {
   const keys = await redis.keys(`${FILE_PREFIX}:*`);
   if (keys.length > 0) await redis.del(...keys);
-  await redis.quit();
+  await closeRedis(redis);
 });
 
 describe('RouterHeartbeatRepository (real Redis)', () => {

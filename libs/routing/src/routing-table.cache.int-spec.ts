@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import Redis from 'ioredis';
+import { closeRedis, createRedis, type RedisClient } from '@mesh/config';
 import { pollUntil } from '../../../test/support/poll';
 import { sha256Hex } from './api-key';
 import { RoutingTableCache } from './routing-table.cache';
@@ -10,12 +10,12 @@ import { TenantAuthenticator } from './tenant-authenticator';
 
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const FILE_PREFIX = `test:routing-cache:${randomUUID().slice(0, 8)}`;
-const clients: Redis[] = [];
+const clients: RedisClient[] = [];
 const caches: RoutingTableCache[] = [];
 let counter = 0;
 
-function connect(): Redis {
-  const client = new Redis(REDIS_URL, { maxRetriesPerRequest: 1 });
+function connect(): RedisClient {
+  const client = createRedis('commands', { url: REDIS_URL, name: 'test-routing-table.cache' });
   clients.push(client);
   return client;
 }
@@ -71,7 +71,7 @@ afterAll(async () => {
   const redis = connect();
   const keys = await redis.keys(`${FILE_PREFIX}:*`);
   if (keys.length > 0) await redis.del(...keys);
-  await Promise.all(clients.map((c) => c.quit()));
+  await Promise.all(clients.map((c) => closeRedis(c)));
 });
 
 describe('RoutingTableCache (real Redis)', () => {

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
-import Redis from 'ioredis';
+import { closeRedis, createRedis, type RedisClient } from '@mesh/config';
 import { sha256Hex } from './api-key';
 import { seedFromMeshConfig } from './routing-seed';
 import { RoutingTableRepository } from './routing-table.repository';
@@ -13,11 +13,11 @@ import type { Route, RoutingTableData, Tenant } from './routing.types';
 
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const FILE_PREFIX = `test:routing-repository:${randomUUID().slice(0, 8)}`;
-const clients: Redis[] = [];
+const clients: RedisClient[] = [];
 let counter = 0;
 
-function connect(): Redis {
-  const client = new Redis(REDIS_URL, { maxRetriesPerRequest: 1 });
+function connect(): RedisClient {
+  const client = createRedis('commands', { url: REDIS_URL, name: 'test-routing-table.repository' });
   clients.push(client);
   return client;
 }
@@ -47,7 +47,7 @@ afterAll(async () => {
   const redis = connect();
   const keys = await redis.keys(`${FILE_PREFIX}:*`);
   if (keys.length > 0) await redis.del(...keys);
-  await Promise.all(clients.map((c) => c.quit()));
+  await Promise.all(clients.map((c) => closeRedis(c)));
 });
 
 describe('RoutingTableRepository (real Redis)', () => {

@@ -1,17 +1,21 @@
 import { randomUUID } from 'node:crypto';
-import Redis from 'ioredis';
+import { closeRedis, createRedis, type RedisClient } from '@mesh/config';
 import { pollUntil } from '../../../test/support/poll';
 import { RateLimitedError } from './routing.errors';
 import { TenantRateLimiter } from './tenant-rate-limiter';
 
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const FILE_PREFIX = `test:routing-ratelimit:${randomUUID().slice(0, 8)}`;
-const clients: Redis[] = [];
+const clients: RedisClient[] = [];
 let counter = 0;
 
 /** Resolves once the connection is ready: the limiter falls back to memory before that. */
-async function connect(): Promise<Redis> {
-  const client = new Redis(REDIS_URL, { maxRetriesPerRequest: 1, lazyConnect: true });
+async function connect(): Promise<RedisClient> {
+  const client = createRedis('commands', {
+    url: REDIS_URL,
+    name: 'test-tenant-rate-limiter',
+    lazyConnect: true,
+  });
   clients.push(client);
   await client.connect();
   return client;
@@ -29,7 +33,7 @@ afterAll(async () => {
   const redis = await connect();
   const keys = await redis.keys(`${FILE_PREFIX}:*`);
   if (keys.length > 0) await redis.del(...keys);
-  await Promise.all(clients.map((c) => c.quit()));
+  await Promise.all(clients.map((c) => closeRedis(c)));
 });
 
 describe('TenantRateLimiter (real Redis)', () => {
@@ -131,7 +135,11 @@ describe('TenantRateLimiter (real Redis)', () => {
 
   it('falls back to an in-process limit with the same window while Redis is unreachable', async () => {
     // Never connected: the status is not "ready", so no command is queued for later.
-    const offline = new Redis(REDIS_URL, { lazyConnect: true, maxRetriesPerRequest: 0 });
+    const offline = createRedis('commands', {
+      url: REDIS_URL,
+      name: 'test-tenant-rate-limiter-offline',
+      lazyConnect: true,
+    });
     clients.push(offline);
     const limiter = new TenantRateLimiter(offline, { keyPrefix: freshPrefix() });
     const decisions = [];

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import Redis from 'ioredis';
+import { closeRedis, createRedis, type RedisClient } from '@mesh/config';
 import { RedisTrafficSignalSource } from './redis-traffic-signal.source';
 import { TrafficSignalRecorder } from './traffic-signal.recorder';
 
@@ -8,7 +8,7 @@ const FILE_PREFIX = `test:routing-signals:${randomUUID().slice(0, 8)}`;
 const BUCKET = 5000;
 // A bucket boundary far from "now", so buckets are chosen by their own timestamps only.
 const T0 = 1_800_000_000_000;
-let redis: Redis;
+let redis: RedisClient;
 let counter = 0;
 
 function setup() {
@@ -31,13 +31,13 @@ const sample = (version: number, outcome = 'ok', latencyMs = 4) => ({
 });
 
 beforeAll(() => {
-  redis = new Redis(REDIS_URL, { maxRetriesPerRequest: 1 });
+  redis = createRedis('commands', { url: REDIS_URL, name: 'test-traffic-signals' });
 });
 
 afterAll(async () => {
   const keys = await redis.keys(`${FILE_PREFIX}:*`);
   if (keys.length > 0) await redis.del(...keys);
-  await redis.quit();
+  await closeRedis(redis);
 });
 
 describe('TrafficSignalRecorder + RedisTrafficSignalSource (real Redis)', () => {

@@ -2,7 +2,7 @@
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
-import Redis from 'ioredis';
+import { closeRedis, createRedis, type RedisClient } from '@mesh/config';
 import { JobRepository, type JobRecord } from '@mesh/jobs';
 import { createChannelCredentials, KServeClient } from '@mesh/kserve';
 import {
@@ -30,7 +30,7 @@ const ADMIN = 'dashboard-int-admin-key';
 /** A whole minute (whole 5 s buckets) near the real time: job listings trim by real time. */
 const NOW = Math.floor(Date.now() / 60_000) * 60_000;
 
-let redis: Redis;
+let redis: RedisClient;
 let app: NestFastifyApplication;
 let base: string;
 let table: RoutingTableRepository;
@@ -76,7 +76,7 @@ function job(id: string, tenant: string, state: JobRecord['state']): JobRecord {
 }
 
 beforeAll(async () => {
-  redis = new Redis(REDIS_URL, { maxRetriesPerRequest: 1 });
+  redis = createRedis('commands', { url: REDIS_URL, name: 'test-dashboard' });
   table = new RoutingTableRepository(redis, { keyPrefix: PREFIX });
   await table.seedIfAbsent(
     {
@@ -143,7 +143,7 @@ afterAll(async () => {
   backend?.close();
   const keys = await redis.keys(`${PREFIX}:*`);
   if (keys.length > 0) await redis.del(...keys);
-  redis.disconnect();
+  await closeRedis(redis);
 });
 
 describe('dashboard API (real Redis, real model repository)', () => {

@@ -1,21 +1,21 @@
 import { randomUUID } from 'node:crypto';
-import Redis from 'ioredis';
+import { closeRedis, createRedis, type RedisClient } from '@mesh/config';
 import { FencedWriteError, RoutingTableRepository, routingKeys } from '@mesh/routing';
 import { LeaderLease } from './leader-lease';
 
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const PREFIX = `test:leader-lease:${randomUUID().slice(0, 8)}`;
-let redis: Redis;
+let redis: RedisClient;
 let n = 0;
 
 beforeAll(() => {
-  redis = new Redis(REDIS_URL, { maxRetriesPerRequest: 1 });
+  redis = createRedis('commands', { url: REDIS_URL, name: 'test-leader-lease' });
 });
 
 afterAll(async () => {
   const keys = await redis.keys(`${PREFIX}:*`);
   if (keys.length > 0) await redis.del(...keys);
-  redis.disconnect();
+  await closeRedis(redis);
 });
 
 function fresh() {

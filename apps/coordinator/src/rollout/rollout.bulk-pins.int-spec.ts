@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import Redis from 'ioredis';
+import { closeRedis, createRedis, type RedisClient } from '@mesh/config';
 import { JobPinReader, JobRepository, type JobRecord } from '@mesh/jobs';
 import { FakeClock } from '../testing/fake-mesh';
 import { MODEL, T0, machineWith, meshWithRoute, rolloutRecord } from '../testing/rollout-fixtures';
@@ -7,18 +7,18 @@ import type { RolloutRecord } from './rollout.types';
 
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const PREFIX = `test:rollout-pins:${randomUUID().slice(0, 8)}`;
-let redis: Redis;
+let redis: RedisClient;
 let jobs: JobRepository;
 
 beforeAll(() => {
-  redis = new Redis(REDIS_URL, { maxRetriesPerRequest: 1 });
+  redis = createRedis('commands', { url: REDIS_URL, name: 'test-rollout.bulk-pins' });
   jobs = new JobRepository(redis, { keyPrefix: PREFIX, retentionSeconds: 3600 });
 });
 
 afterAll(async () => {
   const keys = await redis.keys(`${PREFIX}:*`);
   if (keys.length > 0) await redis.del(...keys);
-  redis.disconnect();
+  await closeRedis(redis);
 });
 
 function job(id: string, tenant: string, version: number): JobRecord {

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import Redis from 'ioredis';
+import { closeRedis, createRedis, type RedisClient } from '@mesh/config';
 import pino from 'pino';
 import { RoutingTableRepository, routingKeys } from '@mesh/routing';
 import { RoutingRouteStore } from '../fleet/routing.route-store';
@@ -19,16 +19,16 @@ import type { RolloutRecord } from './rollout.types';
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const PREFIX = `test:rollout-runner:${randomUUID().slice(0, 8)}`;
 const silent = pino({ level: 'silent' });
-let redis: Redis;
+let redis: RedisClient;
 
 beforeAll(() => {
-  redis = new Redis(REDIS_URL, { maxRetriesPerRequest: 1 });
+  redis = createRedis('commands', { url: REDIS_URL, name: 'test-rollout.runner' });
 });
 
 afterAll(async () => {
   const keys = await redis.keys(`${PREFIX}:*`);
   if (keys.length > 0) await redis.del(...keys);
-  redis.disconnect();
+  await closeRedis(redis);
 });
 
 const route = questionTypeRoute();

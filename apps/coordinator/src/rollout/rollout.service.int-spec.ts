@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import Redis from 'ioredis';
+import { closeRedis, createRedis, type RedisClient } from '@mesh/config';
 import { ERROR_TABLE } from '@mesh/errors';
 import { COMMANDS_ACCEPTED, OPERATOR_COMMANDS, ROLLOUT_STATES } from '@mesh/rollout-contract';
 import { RoutingTableRepository } from '@mesh/routing';
@@ -24,7 +24,7 @@ import { RolloutService } from './rollout.service';
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const PREFIX = `test:rollout-service:${randomUUID().slice(0, 8)}`;
 const REPO = join(__dirname, '..', '..', '..', '..', 'model_repository');
-let redis: Redis;
+let redis: RedisClient;
 let repoDir: string;
 let n = 0;
 
@@ -39,7 +39,7 @@ const plan = {
 };
 
 beforeAll(() => {
-  redis = new Redis(REDIS_URL, { maxRetriesPerRequest: 1 });
+  redis = createRedis('commands', { url: REDIS_URL, name: 'test-rollout.service' });
   // A copy of the demo repository (without model files) with one broken manifest.
   repoDir = mkdtempSync(join(tmpdir(), 'rollout-catalog-'));
   cpSync(REPO, repoDir, { recursive: true, filter: (src) => !src.endsWith('.onnx') });
@@ -52,7 +52,7 @@ beforeAll(() => {
 afterAll(async () => {
   const keys = await redis.keys(`${PREFIX}:*`);
   if (keys.length > 0) await redis.del(...keys);
-  redis.disconnect();
+  await closeRedis(redis);
   rmSync(repoDir, { recursive: true, force: true });
 });
 

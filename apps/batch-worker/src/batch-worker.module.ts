@@ -9,6 +9,7 @@ import {
   RedisModule,
   RedisPingCheck,
   createMetricsRegistry,
+  type RedisConnectionSpec,
 } from '@mesh/telemetry';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
@@ -26,6 +27,14 @@ const CHUNKS_REDIS = Symbol('CHUNKS_REDIS');
 const JOBS_REDIS = Symbol('JOBS_REDIS');
 const QUEUE_DEPTH_REDIS = Symbol('QUEUE_DEPTH_REDIS');
 
+const CONNECTIONS: RedisConnectionSpec[] = [
+  { token: REDIS, role: 'commands', name: 'batch-worker' },
+  { token: CHUNKS_REDIS, role: 'bullmq', name: 'worker-chunks' },
+  { token: JOBS_REDIS, role: 'bullmq', name: 'worker-jobs' },
+  // Opened on the first scrape of the queue-depth gauge.
+  { token: QUEUE_DEPTH_REDIS, role: 'bullmq', name: 'worker-queue-depth', lazyConnect: true },
+];
+
 /**
  * The bulk-job worker: BullMQ chunk and job processors over the shared inference path.
  * Shutdown order: the workers finish their chunks (beforeApplicationShutdown), then the
@@ -40,23 +49,7 @@ export class BatchWorkerModule {
   ): DynamicModule {
     return {
       module: BatchWorkerModule,
-      imports: [
-        RedisModule.register({
-          url: config.REDIS_URL,
-          connections: [
-            { token: REDIS, role: 'commands', name: 'batch-worker' },
-            { token: CHUNKS_REDIS, role: 'bullmq', name: 'worker-chunks' },
-            { token: JOBS_REDIS, role: 'bullmq', name: 'worker-jobs' },
-            // Opened on the first scrape of the queue-depth gauge.
-            {
-              token: QUEUE_DEPTH_REDIS,
-              role: 'bullmq',
-              name: 'worker-queue-depth',
-              lazyConnect: true,
-            },
-          ],
-        }),
-      ],
+      imports: [RedisModule.register({ url: config.REDIS_URL, connections: CONNECTIONS })],
       controllers: [HealthController, MetricsController],
       providers: [
         { provide: METRICS_REGISTRY, useValue: createMetricsRegistry('batch-worker') },
@@ -101,29 +94,38 @@ function queueProviders(
           jobs: countByState(await repository.list({ limit: 1000 })),
         })),
     },
-    {
-      provide: BulkQueueWorkers,
-      inject: [JobRepository, WorkerMetrics, CHUNKS_REDIS, JOBS_REDIS],
-      useFactory: (
-        repository: JobRepository,
-        metrics: WorkerMetrics,
-        chunks: RedisClient,
-        jobs: RedisClient,
-      ) => {
-        const { WORKER_INFLIGHT_BATCHES: inFlightBatches, WORKER_BATCH_ROWS: batchRows } = config;
-        const runner = new ChunkRunner(inference);
-        const processor = new ChunkProcessor(repository, inference, runner, metrics, logger, {
-          inFlightBatches,
-          batchRows,
-        });
-        const finalizer = new JobFinalizer(repository, metrics, logger);
-        return new BulkQueueWorkers(config, inference, processor, finalizer, logger, {
-          chunks,
-          jobs,
-        });
-      },
-    },
+    bulkQueueWorkers(config, logger, inference),
   ];
+}
+
+/** The chunk and job workers: one chunk processor and one job finalizer over the repository. */
+function bulkQueueWorkers(
+  config: BatchWorkerConfig,
+  logger: Logger,
+  inference: ChunkInference<PinnedModel>,
+): Provider {
+  return {
+    provide: BulkQueueWorkers,
+    inject: [JobRepository, WorkerMetrics, CHUNKS_REDIS, JOBS_REDIS],
+    useFactory: (
+      repository: JobRepository,
+      metrics: WorkerMetrics,
+      chunks: RedisClient,
+      jobs: RedisClient,
+    ) => {
+      const { WORKER_INFLIGHT_BATCHES: inFlightBatches, WORKER_BATCH_ROWS: batchRows } = config;
+      const runner = new ChunkRunner(inference);
+      const processor = new ChunkProcessor(repository, inference, runner, metrics, logger, {
+        inFlightBatches,
+        batchRows,
+      });
+      const finalizer = new JobFinalizer(repository, metrics, logger);
+      return new BulkQueueWorkers(config, inference, processor, finalizer, logger, {
+        chunks,
+        jobs,
+      });
+    },
+  };
 }
 
 function countByState(jobs: readonly { state: string }[]): Record<string, number> {

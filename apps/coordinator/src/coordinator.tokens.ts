@@ -5,3 +5,4 @@ export const COORDINATOR_LOGGER = Symbol('COORDINATOR_LOGGER');
 export const COORDINATOR_CONFIG = Symbol('COORDINATOR_CONFIG');
 export const CLOCK = Symbol('CLOCK');
 export const KSERVE_CLIENTS = Symbol('KSERVE_CLIENTS');
+export const ROLLOUT_PORTS = Symbol('ROLLOUT_PORTS');

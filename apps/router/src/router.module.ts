@@ -12,7 +12,8 @@ import {
 import type { Logger } from 'pino';
 import { AdminModule } from './admin/admin.module';
 import { PredictModule } from './core/predict.module';
-import { RoutingModule } from './core/routing.module';
+import { RoutingTableModule } from './core/routing-table.module';
+import { SignalsModule } from './core/signals.module';
 import { JobsModule } from './jobs/jobs.module';
 import type { RouterConfig } from './router.config';
 import { RouterCoreModule } from './router-core.module';
@@ -52,7 +53,8 @@ export class RouterModule {
           ],
         }),
         RouterCoreModule.register(config, logger, catalog),
-        RoutingModule,
+        RoutingTableModule,
+        SignalsModule,
         PredictModule,
         AdminModule,
         JobsModule,

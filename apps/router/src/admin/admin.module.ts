@@ -4,7 +4,7 @@ import { RouteEditValidator, RoutingTableCache, RoutingTableRepository } from '@
 import { AdminKeyGuard } from '@mesh/telemetry';
 import type { Logger } from 'pino';
 import { RouteSelector } from '../core/route.selector';
-import { RoutingModule } from '../core/routing.module';
+import { RoutingTableModule } from '../core/routing-table.module';
 import type { RouterConfig } from '../router.config';
 import { LOGGER, ROUTER_CONFIG } from '../router.tokens';
 import { AdminController } from './admin.controller';
@@ -35,7 +35,7 @@ function adminService(
 
 /** The admin API: routing-table reads and checked edits, behind the admin key. */
 @Module({
-  imports: [RoutingModule],
+  imports: [RoutingTableModule],
   controllers: [AdminController],
   providers: [
     {

@@ -19,9 +19,10 @@ import { CoalescedInference } from './coalesced.inference';
 import { PredictService } from './predict.service';
 import { ResponseCacheRegistry } from './response-cache.registry';
 import { RouteSelector } from './route.selector';
-import { RoutingModule } from './routing.module';
+import { RoutingTableModule } from './routing-table.module';
 import { RouterMetrics } from './router.metrics';
 import { ShadowMirror } from './shadow.mirror';
+import { SignalsModule } from './signals.module';
 import { TasksService } from './tasks.service';
 import { VersionTraffic } from './version.traffic';
 
@@ -67,7 +68,7 @@ function predictService(
 
 /** Online predictions over HTTP and gRPC: admission, route selection, inference, tasks. */
 @Module({
-  imports: [RoutingModule],
+  imports: [RoutingTableModule, SignalsModule],
   controllers: [PredictController, PredictorGrpcController],
   providers: [
     {

@@ -4,17 +4,36 @@ import { JobChangeFeed, JobFlowProducer, JobRepository, retryPolicyOf } from '@m
 import { RoutingTableCache } from '@mesh/routing';
 import { OpenStreamsRegistry } from '@mesh/telemetry';
 import { RouteSelector } from '../core/route.selector';
-import { RoutingModule } from '../core/routing.module';
+import { RoutingTableModule } from '../core/routing-table.module';
 import { GrpcErrorFilter } from '../grpc/grpc-error.filter';
 import type { RouterConfig } from '../router.config';
 import { JOB_CHANGES_SUBSCRIBER, REDIS, ROUTER_CONFIG } from '../router.tokens';
 import { JobQueryService } from './job-query.service';
 import { JobSubmissionService } from './job-submission.service';
-import { JOB_UPLOAD_LIMITS } from './job-upload.limits';
+import { JOB_UPLOAD_LIMITS, type JobUploadLimits } from './job-upload.limits';
 import { JobsController } from './jobs.controller';
 import { JobsGrpcController } from './jobs.grpc.controller';
 
 const STORE = [ROUTER_CONFIG, REDIS];
+
+function uploadLimits(config: RouterConfig): JobUploadLimits {
+  return { maxBytes: config.JOBS_MAX_UPLOAD_BYTES, maxLineBytes: config.JOBS_MAX_LINE_BYTES };
+}
+
+function jobRepository(config: RouterConfig, redis: RedisClient): JobRepository {
+  return new JobRepository(redis, {
+    keyPrefix: config.REDIS_KEY_PREFIX,
+    retentionSeconds: config.JOBS_RETENTION_SECONDS,
+  });
+}
+
+function flowProducer(config: RouterConfig, redis: RedisClient): JobFlowProducer {
+  return new JobFlowProducer(redis, config.REDIS_KEY_PREFIX, retryPolicyOf(config));
+}
+
+function changeFeed(config: RouterConfig, subscriber: RedisClient): JobChangeFeed {
+  return new JobChangeFeed(subscriber, config.REDIS_KEY_PREFIX, config.JOBS_STREAM_POLL_MS);
+}
 
 function submissions(
   config: RouterConfig,
@@ -36,34 +55,14 @@ function submissions(
  * submission's wait stays bounded by its command timeout), submission, queries and streams.
  */
 @Module({
-  imports: [RoutingModule],
+  imports: [RoutingTableModule],
   controllers: [JobsController, JobsGrpcController],
   providers: [
     OpenStreamsRegistry,
     GrpcErrorFilter,
-    {
-      provide: JOB_UPLOAD_LIMITS,
-      inject: [ROUTER_CONFIG],
-      useFactory: (c: RouterConfig) => ({
-        maxBytes: c.JOBS_MAX_UPLOAD_BYTES,
-        maxLineBytes: c.JOBS_MAX_LINE_BYTES,
-      }),
-    },
-    {
-      provide: JobRepository,
-      inject: STORE,
-      useFactory: (c: RouterConfig, redis: RedisClient) =>
-        new JobRepository(redis, {
-          keyPrefix: c.REDIS_KEY_PREFIX,
-          retentionSeconds: c.JOBS_RETENTION_SECONDS,
-        }),
-    },
-    {
-      provide: JobFlowProducer,
-      inject: STORE,
-      useFactory: (c: RouterConfig, redis: RedisClient) =>
-        new JobFlowProducer(redis, c.REDIS_KEY_PREFIX, retryPolicyOf(c)),
-    },
+    { provide: JOB_UPLOAD_LIMITS, inject: [ROUTER_CONFIG], useFactory: uploadLimits },
+    { provide: JobRepository, inject: STORE, useFactory: jobRepository },
+    { provide: JobFlowProducer, inject: STORE, useFactory: flowProducer },
     {
       provide: JobSubmissionService,
       inject: [ROUTER_CONFIG, RoutingTableCache, RouteSelector, JobRepository, JobFlowProducer],
@@ -72,8 +71,7 @@ function submissions(
     {
       provide: JobChangeFeed,
       inject: [ROUTER_CONFIG, JOB_CHANGES_SUBSCRIBER],
-      useFactory: (c: RouterConfig, subscriber: RedisClient) =>
-        new JobChangeFeed(subscriber, c.REDIS_KEY_PREFIX, c.JOBS_STREAM_POLL_MS),
+      useFactory: changeFeed,
     },
     {
       provide: JobQueryService,

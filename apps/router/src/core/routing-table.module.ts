@@ -1,0 +1,60 @@
+import { Module } from '@nestjs/common';
+import type { RedisClient } from '@mesh/config';
+import { KServeBackends, VersionCatalog } from '@mesh/inference';
+import {
+  RoutingTableCache,
+  RoutingTableRepository,
+  TenantAuthenticator,
+  WeightedVersionPicker,
+} from '@mesh/routing';
+import type { Logger } from 'pino';
+import type { RouterConfig } from '../router.config';
+import { LOGGER, REDIS, ROUTER_CONFIG, ROUTES_SUBSCRIBER } from '../router.tokens';
+import { CallerService } from './caller.service';
+import { RouteSelector } from './route.selector';
+
+function routesCache(
+  config: RouterConfig,
+  logger: Logger,
+  repository: RoutingTableRepository,
+  subscriber: RedisClient,
+): RoutingTableCache {
+  return new RoutingTableCache(repository, subscriber, {
+    refreshIntervalMs: config.ROUTER_ROUTES_REFRESH_MS,
+    logger,
+  });
+}
+
+/**
+ * The routing table (stored, cached, subscribed) and what reads it: version picking and tenant
+ * callers. Started and stopped by the lifecycle in SignalsModule, which also starts the signals
+ * that report on it.
+ */
+@Module({
+  providers: [
+    {
+      provide: RoutingTableRepository,
+      inject: [ROUTER_CONFIG, REDIS],
+      useFactory: (config: RouterConfig, redis: RedisClient) =>
+        new RoutingTableRepository(redis, { keyPrefix: config.REDIS_KEY_PREFIX }),
+    },
+    {
+      provide: RoutingTableCache,
+      inject: [ROUTER_CONFIG, LOGGER, RoutingTableRepository, ROUTES_SUBSCRIBER],
+      useFactory: routesCache,
+    },
+    {
+      provide: RouteSelector,
+      inject: [RoutingTableCache, VersionCatalog, KServeBackends],
+      useFactory: (routes: RoutingTableCache, cat: VersionCatalog, backends: KServeBackends) =>
+        new RouteSelector(routes, new WeightedVersionPicker(), cat, backends),
+    },
+    {
+      provide: CallerService,
+      inject: [RoutingTableCache],
+      useFactory: (routes: RoutingTableCache) => new CallerService(new TenantAuthenticator(routes)),
+    },
+  ],
+  exports: [RoutingTableRepository, RoutingTableCache, RouteSelector, CallerService],
+})
+export class RoutingTableModule {}

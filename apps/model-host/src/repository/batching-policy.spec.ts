@@ -1,4 +1,4 @@
-import { parseModelConfig } from '@mesh/model-repository';
+import { classifierConfig } from '../testing/model-config.fixture';
 import {
   DEFAULT_BALANCE_INSTANCES,
   DEFAULT_DISPATCH_WHEN_IDLE,
@@ -6,16 +6,7 @@ import {
   batchingPolicyOf,
 } from './batching-policy';
 
-const config = (extra: string) =>
-  parseModelConfig(
-    `name: "m"
-platform: "onnxruntime_onnx"
-max_batch_size: 32
-input [ { name: "input_ids" data_type: TYPE_INT64 dims: [ -1 ] } ]
-output [ { name: "logits" data_type: TYPE_FP32 dims: [ 3 ] } ]
-${extra}`,
-    'm/config.pbtxt',
-  );
+const config = (extra: string) => classifierConfig(extra);
 
 describe('batchingPolicyOf', () => {
   it('reads dynamic_batching, queue policies and priority levels from config.pbtxt', () => {

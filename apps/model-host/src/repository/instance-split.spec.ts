@@ -1,4 +1,4 @@
-import { parseModelConfig } from '@mesh/model-repository';
+import { classifierConfig } from '../testing/model-config.fixture';
 import {
   FAST_BATCH1_MS,
   chooseInstanceSplit,
@@ -8,16 +8,7 @@ import {
 import { decideSplit, type SessionDefaults } from './model-version.loader';
 import type { ModelVersionSpec } from '../core/model-spec';
 
-const config = (extra: string) =>
-  parseModelConfig(
-    `name: "m"
-platform: "onnxruntime_onnx"
-max_batch_size: 8
-input [ { name: "input_ids" data_type: TYPE_INT64 dims: [ -1 ] } ]
-output [ { name: "logits" data_type: TYPE_FP32 dims: [ 3 ] } ]
-${extra}`,
-    'm/config.pbtxt',
-  );
+const config = (extra: string) => classifierConfig(extra, 8);
 
 describe('chooseInstanceSplit', () => {
   it('gives a fast model one single-threaded instance per core', () => {

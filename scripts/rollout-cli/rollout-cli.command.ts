@@ -2,25 +2,45 @@
  * `npm run mesh -- rollout …`: the coordinator's rollout API from a terminal.
  *   rollout create -f plan.yaml     submit a plan (YAML or JSON)
  *   rollout list                    one line per rollout, newest first
- *   rollout status ID               state, weights and the timeline as a table
+ *   rollout status ID [--watch]     state, weights and the timeline as a table; --watch then
+ *                                   prints each transition until the rollout ends
  *   rollout pause|resume|abort|promote ID
  * Uses COORDINATOR_URL (default http://127.0.0.1:8090) and ADMIN_API_KEY.
  */
 import { readFileSync } from 'node:fs';
+import { parseArgs } from 'node:util';
 import {
   OPERATOR_COMMANDS,
   isOperatorCommand,
+  isTerminal,
   type RolloutView,
   type TimelineEntry,
 } from '@mesh/rollout-contract';
 import { parse as parseYaml } from 'yaml';
 import { ERROR_TABLE, isErrorCode, type ErrorBody } from '@mesh/errors';
 
-export const ROLLOUT_USAGE = `usage: npm run mesh -- rollout create -f plan.yaml | list | status ID | ${OPERATOR_COMMANDS.map((c) => `${c} ID`).join(' | ')}`;
+export const ROLLOUT_USAGE = `usage: npm run mesh -- rollout create -f plan.yaml | list | status ID [--watch [--interval SECONDS]] | ${OPERATOR_COMMANDS.map((c) => `${c} ID`).join(' | ')}`;
 
 type Print = (line: string) => void;
+type Sleep = (ms: number) => Promise<void>;
 
-export async function rolloutCommand(args: string[], print: Print = console.log): Promise<number> {
+/** Seconds between two polls of `status --watch` unless `--interval` says otherwise. */
+const WATCH_INTERVAL_SECONDS = 2;
+/** Polls in a row that may fail to reach the coordinator before `--watch` gives up. */
+const WATCH_UNREACHABLE_LIMIT = 10;
+
+const sleepFor: Sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * Runs one rollout command; returns the exit code. `status --watch` ends when the rollout is
+ * in a terminal state: 0 when it completed, 1 when it ended otherwise (rolled back, aborted,
+ * failed).
+ */
+export async function rolloutCommand(
+  args: string[],
+  print: Print = console.log,
+  sleep: Sleep = sleepFor,
+): Promise<number> {
   const [sub, ...rest] = args;
   const base = (process.env.COORDINATOR_URL ?? 'http://127.0.0.1:8090').replace(/\/$/, '');
   const key = process.env.ADMIN_API_KEY ?? '';
@@ -79,25 +99,110 @@ export async function rolloutCommand(args: string[], print: Print = console.log)
       return 0;
     }
     case 'status': {
-      if (!rest[0]) break;
-      const r = (await call('GET', `/v1/rollouts/${encodeURIComponent(rest[0])}`)) as RolloutView;
-      print(`${r.id}  ${r.plan.tenant}/${r.plan.task}  ${r.plan.model} → v${r.plan.toVersion}`);
-      print(`state ${r.state}, step ${r.step}/${r.plan.steps.length}, weights ${weights(r)}`);
-      if (r.pendingCommand) print(`pending command: ${r.pendingCommand}`);
-      print('');
-      print(
-        table(
-          ['AT', 'FROM', 'TO', 'STEP', 'REASON', 'METRICS'],
-          r.timeline.map((t) => [t.at, t.from, t.to, String(t.step), t.reason, metrics(t)]),
-        ),
-      );
-      return 0;
+      const options = statusOptions(rest);
+      if (!options) break;
+      const get = async () =>
+        (await call('GET', `/v1/rollouts/${encodeURIComponent(options.id)}`)) as RolloutView;
+      const r = await get();
+      printStatus(r, print);
+      if (!options.watch) return 0;
+      return watch(r, get, print, sleep, options.intervalMs);
     }
     default:
       break;
   }
   console.error(ROLLOUT_USAGE);
   return 2;
+}
+
+interface StatusOptions {
+  id: string;
+  watch: boolean;
+  intervalMs: number;
+}
+
+/** `status ID [--watch] [--interval SECONDS]`; undefined when the arguments are not that. */
+export function statusOptions(args: string[]): StatusOptions | undefined {
+  const parsed = parseStatusArgs(args);
+  if (!parsed) return undefined;
+  const [id, ...extra] = parsed.positionals;
+  const { watch = false, interval } = parsed.values;
+  const seconds = interval === undefined ? WATCH_INTERVAL_SECONDS : Number(interval);
+  if (!id || extra.length > 0 || !Number.isFinite(seconds) || seconds <= 0) return undefined;
+  if (interval !== undefined && !watch) return undefined;
+  return { id, watch, intervalMs: Math.round(seconds * 1000) };
+}
+
+function parseStatusArgs(args: string[]) {
+  try {
+    return parseArgs({
+      args,
+      options: { watch: { type: 'boolean', short: 'w' }, interval: { type: 'string' } },
+      allowPositionals: true,
+    });
+  } catch {
+    return undefined; // an unknown option, or --interval without a value
+  }
+}
+
+function printStatus(r: RolloutView, print: Print): void {
+  print(`${r.id}  ${r.plan.tenant}/${r.plan.task}  ${r.plan.model} → v${r.plan.toVersion}`);
+  print(`state ${r.state}, step ${r.step}/${r.plan.steps.length}, weights ${weights(r)}`);
+  if (r.pendingCommand) print(`pending command: ${r.pendingCommand}`);
+  print('');
+  print(
+    table(
+      ['AT', 'FROM', 'TO', 'STEP', 'REASON', 'METRICS'],
+      r.timeline.map((t) => [t.at, t.from, t.to, String(t.step), t.reason, metrics(t)]),
+    ),
+  );
+}
+
+/**
+ * Polls the rollout until it is in a terminal state, printing each new timeline entry as one
+ * line, and the weights and pending command when they change. A coordinator that cannot be
+ * reached (a restart, a failover) is polled again, up to WATCH_UNREACHABLE_LIMIT times in a row.
+ */
+async function watch(
+  first: RolloutView,
+  get: () => Promise<RolloutView>,
+  print: Print,
+  sleep: Sleep,
+  intervalMs: number,
+): Promise<number> {
+  let r = first;
+  let seen = r.timeline.length;
+  let shownWeights = weights(r);
+  let shownCommand = r.pendingCommand;
+  let unreachable = 0;
+  if (!isTerminal(r.state)) print(`watching ${r.id} (every ${intervalMs / 1000} s, Ctrl-C stops)`);
+  while (!isTerminal(r.state)) {
+    await sleep(intervalMs);
+    try {
+      r = await get();
+      unreachable = 0;
+    } catch (err) {
+      // fetch rejects with a TypeError when nothing answers; an HTTP error is an Error.
+      if (!(err instanceof TypeError) || ++unreachable >= WATCH_UNREACHABLE_LIMIT) throw err;
+      if (unreachable === 1) print(`coordinator unreachable (${err.message}); polling again`);
+      continue;
+    }
+    for (const t of r.timeline.slice(seen)) print(transitionLine(t, r.plan.steps.length));
+    seen = r.timeline.length;
+    if (weights(r) !== shownWeights) print(`  weights ${(shownWeights = weights(r))}`);
+    if (r.pendingCommand !== shownCommand) {
+      shownCommand = r.pendingCommand;
+      if (shownCommand) print(`  pending command: ${shownCommand}`);
+    }
+  }
+  print(`${r.id} ${r.state}, weights ${weights(r)}`);
+  return r.state === 'completed' ? 0 : 1;
+}
+
+/** One timeline entry on one line: `<at>  <from> → <to>  step s/n  <reason>  <metrics>`. */
+export function transitionLine(t: TimelineEntry, steps: number): string {
+  const m = metrics(t);
+  return `${t.at}  ${t.from} → ${t.to}  step ${t.step}/${steps}  ${t.reason}${m ? `  ${m}` : ''}`;
 }
 
 function weights(r: RolloutView): string {

@@ -174,6 +174,43 @@ describe('bulk jobs (router + model host + two workers, real Redis)', () => {
     expect(events).toContain('"state":"completed"');
   });
 
+  it('accepts empty and whitespace-only items and reports each as its own item error, in order, once', async () => {
+    const items = [
+      { id: 'a', text: '今天天气怎么样' },
+      { id: 'empty', text: '' },
+      { id: 'blank', text: ' \u3000\t' },
+      { id: 'pair', text: '这是什么', textPair: '  ' },
+      { id: 'z', text: '帮我订票' },
+    ];
+    const json = await call(mesh.http, 'POST', '/v1/jobs', {
+      key: ACME_KEY,
+      body: { task: 'question-type', items },
+    });
+    const ndjson = await submitNdjson(
+      mesh.http,
+      ACME_KEY,
+      'question-type',
+      `${items.map((i) => JSON.stringify(i)).join('\n')}\n`,
+    );
+    for (const submitted of [json, ndjson]) {
+      expect(submitted.status).toBe(202);
+      expect(submitted.body.total).toBe(5);
+      const id = submitted.body.jobId;
+      const done = await waitForState(mesh.http, ACME_KEY, id, ['completed']);
+      expect(done).toMatchObject({ processed: 5, succeeded: 2, failedItems: 3 });
+      const lines = await results(mesh.http, ACME_KEY, id);
+      expect(lines.map((l) => l.index)).toEqual([0, 1, 2, 3, 4]);
+      expect(lines.map((l) => l.error ?? l.id)).toEqual([
+        'a',
+        { code: 'INVALID_ARGUMENT', message: 'text: must not be empty' },
+        { code: 'INVALID_ARGUMENT', message: 'text: must not be empty' },
+        { code: 'INVALID_ARGUMENT', message: 'textPair: must not be empty' },
+        'z',
+      ]);
+      expect(lines.slice(1, 4).map((l) => l.id)).toEqual(['empty', 'blank', 'pair']);
+    }
+  });
+
   it('cancel stops a job: unprocessed chunks are dropped and the results end at what ran', async () => {
     const total = 20_000;
     const submitted = await submitNdjson(
@@ -306,6 +343,7 @@ describe('bulk job input checks (a router of its own, small caps, no worker)', (
         ADMIN_API_KEY: ADMIN_KEY,
         ROUTER_DISCOVERY_INTERVAL_MS: '200',
         JOBS_MAX_ITEMS: '5',
+        JOBS_MAX_UPLOAD_BYTES: '4096',
         JOBS_DEFAULT_MAX_CONCURRENT_JOBS: '1',
         JOBS_STREAM_POLL_MS: '50',
       },
@@ -349,6 +387,18 @@ describe('bulk job input checks (a router of its own, small caps, no worker)', (
         () => submitNdjson(base, ACME_KEY, 'sentiment', ndjsonOf(6)),
         413,
         /5 items/,
+      ],
+      [
+        'over the byte cap',
+        () =>
+          submitNdjson(
+            base,
+            ACME_KEY,
+            'sentiment',
+            ndjsonOf(2, () => ({ text: 'x'.repeat(3000) })),
+          ),
+        413,
+        /^the upload exceeds the limit of 4096 bytes$/,
       ],
       [
         'unknown task',

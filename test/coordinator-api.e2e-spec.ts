@@ -1,6 +1,7 @@
 import { closeRedis, createRedis, type RedisClient } from '@mesh/config';
 import { RoutingTableRepository } from '@mesh/routing';
 import { startApp, uniquePrefix, type StartedApp } from './support/app-process';
+import { postIgnoringEpipe } from './router-e2e.helpers';
 
 jest.setTimeout(120_000);
 
@@ -98,6 +99,60 @@ describe('coordinator rollout API (process, real Redis)', () => {
     }
   });
 
+  it('names every mistake of a plan in one 400: shape errors and the rules across fields together', async () => {
+    const res = await call('POST', '/v1/rollouts', {
+      ...plan,
+      toVersion: 0,
+      steps: [
+        { weight: 50, holdSeconds: 5 },
+        { weight: 20, holdSeconds: 5 },
+        { weight: 90, holdSeconds: 5 },
+      ],
+      window: { cron: '61 * * * *', timezone: 'Mars/Olympus', durationMinutes: 60 },
+    });
+    expect(res.status).toBe(400);
+    const { error } = (await res.json()) as {
+      error: { code: string; message: string; details: { issues: { path: string }[] } };
+    };
+    expect(error.code).toBe('INVALID_PLAN');
+    expect(error.details.issues.map((i) => i.path)).toEqual([
+      'toVersion',
+      'steps[1].weight',
+      'steps[2].weight',
+      'window.timezone',
+      'window.cron',
+    ]);
+    expect(error.message).toMatch(/^rollout plan: 5 problems: toVersion: .*; window\.cron: /);
+  });
+
+  it('names the body limit in bytes when a body is over it', async () => {
+    // The coordinator may answer before reading the whole body, so a write error is no failure.
+    const res = await postIgnoringEpipe(
+      `${app.urls.http}/v1/rollouts`,
+      JSON.stringify({ ...plan, pad: 'x'.repeat(1024 * 1024) }),
+      { authorization: `Bearer ${ADMIN}` },
+    );
+    expect(res.status).toBe(413);
+    expect(res.body).toEqual({
+      error: {
+        code: 'PAYLOAD_TOO_LARGE',
+        message: 'request body exceeds the limit of 1048576 bytes',
+        details: { limitBytes: 1048576 },
+      },
+    });
+  });
+
+  it('answers an unknown dashboard view with 400 listing the views', async () => {
+    const res = await call('GET', '/v1/dashboard/nope');
+    expect(res.status).toBe(400);
+    const { error } = (await res.json()) as { error: { code: string; message: string } };
+    expect(error).toMatchObject({
+      code: 'INVALID_ARGUMENT',
+      message: "view: must be one of routes, traffic, rollouts, jobs, models (got 'nope')",
+    });
+    expect((await call('GET', '/v1/dashboard/nope/stream')).status).toBe(400);
+  });
+
   it('creates a rollout (201 pending), lists it, shows it, refuses an overlapping one, queues commands', async () => {
     const created = await call('POST', '/v1/rollouts', plan);
     expect(created.status).toBe(201);
@@ -125,7 +180,22 @@ describe('coordinator rollout API (process, real Redis)', () => {
     expect(pause.status).toBe(202);
     expect(await pause.json()).toMatchObject({ pendingCommand: 'pause' });
     expect((await call('POST', `/v1/rollouts/${view.id}/resume`)).status).toBe(409);
-    expect((await call('POST', `/v1/rollouts/${view.id}/explode`)).status).toBe(404);
+    const unknown = await call('POST', `/v1/rollouts/${view.id}/explode`);
+    expect(unknown.status).toBe(400);
+    expect(await unknown.json()).toEqual({
+      error: {
+        code: 'INVALID_ARGUMENT',
+        message: "command: must be one of pause, resume, abort, promote (got 'explode')",
+        details: {
+          issues: [
+            {
+              path: 'command',
+              message: "must be one of pause, resume, abort, promote (got 'explode')",
+            },
+          ],
+        },
+      },
+    });
     expect((await call('GET', '/v1/rollouts/ro-unknown')).status).toBe(404);
   });
 });

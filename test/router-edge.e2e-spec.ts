@@ -344,26 +344,30 @@ describe('item 4: a canary does not change which inputs are accepted', () => {
 });
 
 describe('item 5: textPair "" means the same over HTTP and gRPC', () => {
-  it('is an empty second segment on both, unlike an absent textPair', async () => {
+  it('is refused as empty on both (proto3 optional keeps its presence), unlike an absent textPair', async () => {
     const body = { task: 'qt-v2', text: '为什么', textPair: '' };
     const http = await call(mesh.http, 'POST', '/v1/tokenize', { key: ALL_KEY, body });
     const single = await call(mesh.http, 'POST', '/v1/tokenize', {
       key: ALL_KEY,
       body: { task: 'qt-v2', text: '为什么' },
     });
-    expect(http.status).toBe(200);
-    expect(http.body.tokens.filter((t: string) => t === '[SEP]')).toHaveLength(2);
+    expect(http.status).toBe(400);
+    expect(http.body.error).toEqual({
+      code: 'INVALID_ARGUMENT',
+      message: 'invalid request: textPair: must not be empty',
+      details: { issues: [{ path: 'textPair', message: 'must not be empty' }] },
+    });
+    expect(single.status).toBe(200);
     expect(single.body.tokens.filter((t: string) => t === '[SEP]')).toHaveLength(1);
     const client = predictorClient(mesh.grpcAddress);
     try {
       const md = { authorization: `Bearer ${ALL_KEY}` };
       const g = await grpcCall(client, 'Tokenize', body, md);
-      expect(g.error).toBeUndefined();
-      expect(g.response.tokens).toEqual(http.body.tokens);
-      expect(g.response.tokenTypeIds).toEqual(http.body.tokenTypeIds);
+      expect(g.error?.code).toBe(3);
+      expect(g.error?.details).toBe(http.body.error.message);
       const absent = await grpcCall(client, 'Tokenize', { task: 'qt-v2', text: '为什么' }, md);
       expect(absent.response.tokens).toEqual(single.body.tokens);
-      // On a single-text version, "" is a pair too, so it is refused the same way on both.
+      // On a single-text version too, "" is refused the same way on both.
       const v1 = { task: 'qt-v1', text: 'a', textPair: '' };
       const hv1 = await call(mesh.http, 'POST', '/v1/predict', { key: ALL_KEY, body: v1 });
       const gv1 = await grpcCall(client, 'Predict', v1, md);
@@ -387,10 +391,20 @@ describe('item 7: lengths count characters (code points), not UTF-16 units', () 
       body: { task: 'qt-v2', text: '😀'.repeat(20_001) },
     });
     expect(long.status).toBe(413);
-    expect(long.body.error).toMatchObject({
+    // One text is named by its field, with no index; a batch's by its position.
+    expect(long.body.error).toEqual({
       code: 'TEXT_TOO_LONG',
-      message: 'text at index 0 has 20001 characters; the limit is 20000',
-      details: { length: 20001, limit: 20000 },
+      message: 'text has 20001 characters; the limit is 20000',
+      details: { field: 'text', length: 20001, limit: 20000 },
+    });
+    const batch = await call(mesh.http, 'POST', '/v1/predict:batch', {
+      key: ALL_KEY,
+      body: { task: 'qt-v2', texts: ['短', '😀'.repeat(20_001)] },
+    });
+    expect(batch.status).toBe(413);
+    expect(batch.body.error).toMatchObject({
+      message: 'texts[1] has 20001 characters; the limit is 20000',
+      details: { index: 1, length: 20001, limit: 20000 },
     });
     const client = predictorClient(mesh.grpcAddress);
     try {
@@ -404,7 +418,7 @@ describe('item 7: lengths count characters (code points), not UTF-16 units', () 
         md,
       );
       expect(gl.error?.code).toBe(3);
-      expect(gl.error?.details).toBe('text at index 0 has 20001 characters; the limit is 20000');
+      expect(gl.error?.details).toBe('text has 20001 characters; the limit is 20000');
     } finally {
       client.close();
     }

@@ -289,6 +289,51 @@ describe('errors', () => {
     expect(r.body.error.code).toBe('INVALID_JSON');
   });
 
+  it('400 for an empty or whitespace-only text on every entry point, naming the field', async () => {
+    const task = 'pin-intent-zh-v2';
+    const issue = (path: string) => ({
+      code: 'INVALID_ARGUMENT',
+      message: `invalid request: ${path}: must not be empty`,
+      details: { issues: [{ path, message: 'must not be empty' }] },
+    });
+    const http = [
+      ['/v1/predict', { task, text: '' }, 'text'],
+      ['/v1/predict', { task, text: ' \u3000\n' }, 'text'],
+      [
+        '/v1/predict',
+        { task: 'pin-question-type-zh-v2', text: '为什么', textPair: ' ' },
+        'textPair',
+      ],
+      ['/v1/predict:batch', { task, texts: ['好', '好', '好', '\t'] }, 'texts[3]'],
+      ['/v1/tokenize', { task, text: '  ' }, 'text'],
+    ] as const;
+    for (const [path, body, field] of http) {
+      const r = await call(mesh.http, 'POST', path, { key: ALL_KEY, body });
+      expect([path, r.status, r.body.error]).toEqual([path, 400, issue(field)]);
+    }
+    const client = predictorClient(mesh.grpcAddress);
+    try {
+      const auth = { authorization: `Bearer ${ALL_KEY}` };
+      const grpcCases = [
+        ['Predict', { task, text: '' }, 'text'],
+        ['Predict', { task, text: '   ' }, 'text'],
+        ['PredictBatch', { task, texts: ['好', ''] }, 'texts[1]'],
+        ['Tokenize', { task, text: '\n' }, 'text'],
+      ] as const;
+      for (const [method, request, field] of grpcCases) {
+        const g = await grpcCall(client, method, request, auth);
+        expect([method, g.error?.code, g.error?.details]).toEqual([
+          method,
+          3,
+          issue(field).message,
+        ]);
+        expect(g.error?.metadata.get('x-mesh-error-code')).toEqual(['INVALID_ARGUMENT']);
+      }
+    } finally {
+      client.close();
+    }
+  });
+
   it('401 for a missing or unknown key', async () => {
     expect((await predict({ task: 'intent', text: 'x' }, null)).status).toBe(401);
     const r = await predict({ task: 'intent', text: 'x' }, 'not-a-key');
@@ -320,7 +365,11 @@ describe('errors', () => {
       { authorization: `Bearer ${ALL_KEY}` },
     );
     expect(huge.status).toBe(413);
-    expect(huge.body.error.code).toBe('PAYLOAD_TOO_LARGE');
+    expect(huge.body.error).toMatchObject({
+      code: 'PAYLOAD_TOO_LARGE',
+      message: `request body exceeds the limit of ${256 * 1024} bytes`,
+      details: { limitBytes: 256 * 1024 },
+    });
     const batch = await call(mesh.http, 'POST', '/v1/predict:batch', {
       key: ALL_KEY,
       body: { task: 'pin-intent-zh-v2', texts: Array.from({ length: 257 }, () => 'x') },
@@ -538,6 +587,7 @@ describe('PredictStream', () => {
         { id: 'no-task', request: { task: '', text: 'x' } },
         { id: 'unknown-task', request: { task: 'no-such-task', text: 'x' } },
         { id: 'too-long', request: { task: 'pin-intent-zh-v2', text: 'x'.repeat(200_000) } },
+        { id: 'empty', request: { task: 'pin-intent-zh-v2', text: ' ' } },
       ];
       const { answers, code } = await streamAll(client, [...good, ...bad], md);
       expect(code).toBe(grpc.status.OK);
@@ -563,6 +613,10 @@ describe('PredictStream', () => {
       }
       expect(answers.get('no-task').error.message).toContain('task');
       expect(answers.get('too-long').error.meshCode).toBe('TEXT_TOO_LONG');
+      expect(answers.get('empty').error).toMatchObject({
+        meshCode: 'INVALID_ARGUMENT',
+        message: 'invalid request: text: must not be empty',
+      });
     } finally {
       client.close();
     }

@@ -13,4 +13,5 @@ export {
   type ErrorBody,
   type ErrorReply,
 } from './error.mapper';
+export { fieldPath, oneOfMessage } from './error.messages';
 export { MeshError } from './mesh.error';

@@ -1,11 +1,16 @@
 export { BatchEncoder, type EncoderOptions } from './batch.encoder';
 export { BertTokenizer, type SegmentTokens, type TemplatePiece } from './bert.tokenizer';
 export {
+  BLANK_TEXT_MESSAGE,
   codePointLength,
   exceedsChars,
   inputCapabilityError,
+  inputName,
+  isBlankText,
+  NON_BLANK_TEXT,
   pairCapabilityError,
   type InputCapabilities,
+  type InputNaming,
 } from './input-capability';
 export { mergeBatches, splitOutput } from './encoded-batch.merge';
 export { ModelVersionPreprocessor } from './model-version.preprocessor';

@@ -15,6 +15,39 @@ export interface InputCapabilities {
 }
 
 /**
+ * How a request names its texts in errors: one text by its field (`text`, `textPair`), a
+ * batch by position (`texts[3]`), a bulk job's items by index as their result lines carry it
+ * (`text at index 7`).
+ */
+export type InputNaming = 'single' | 'batch' | 'job';
+
+export function inputName(naming: InputNaming, field: 'text' | 'textPair', index: number): string {
+  switch (naming) {
+    case 'single':
+      return field;
+    case 'batch':
+      return `${field}s[${index}]`;
+    case 'job':
+      return `${field} at index ${index}`;
+  }
+}
+
+/**
+ * At least one character that is not whitespace (`\s` is the Unicode whitespace `trim()`
+ * removes, U+3000 included). An empty or whitespace-only text carries nothing to predict on
+ * (it would encode to `[CLS] [SEP]` and get a confident-looking answer), so every entry point
+ * refuses it: the router's edges with INVALID_ARGUMENT, a bulk job as that item's error.
+ */
+export const NON_BLANK_TEXT = /\S/;
+
+/** The message of a blank text, after the field's name (`texts[3]: must not be empty`). */
+export const BLANK_TEXT_MESSAGE = 'must not be empty';
+
+export function isBlankText(text: string): boolean {
+  return !NON_BLANK_TEXT.test(text);
+}
+
+/**
  * Length in characters as the docs count them: Unicode code points, so an emoji (a UTF-16
  * surrogate pair) is one character. Lone surrogates count one each.
  */
@@ -38,25 +71,33 @@ export function exceedsChars(s: string, limit: number): boolean {
 
 /**
  * The error serving `inputs` with this version would raise before any tokenizer work, or
- * undefined when it can serve them all. Routing uses it to choose only among versions that can
- * serve a request (a canary must not change which inputs are accepted); a bulk job is pinned
- * by its pair part (`pairCapabilityError`), since an over-long item there becomes that item's
- * error instead of refusing the job. One rule everywhere, so the answers cannot disagree.
+ * undefined when it can serve them all; `naming` says how the request names its texts. Routing
+ * uses it to choose only among versions that can serve a request (a canary must not change
+ * which inputs are accepted); a bulk job is pinned by its pair part (`pairCapabilityError`),
+ * since an over-long item there becomes that item's error instead of refusing the job. One rule
+ * everywhere, so the answers cannot disagree.
  */
 export function inputCapabilityError(
   caps: InputCapabilities,
   inputs: readonly TextInput[],
+  naming: InputNaming,
 ): InputValidationError | InputTooLargeError | undefined {
   for (let index = 0; index < inputs.length; index++) {
     const input = inputs[index]!;
     if (input.textPair !== undefined) {
-      const refused = pairCapabilityError(caps, index);
+      const refused = pairCapabilityError(caps, inputName(naming, 'textPair', index));
       if (refused) return refused;
     }
     for (const field of ['text', 'textPair'] as const) {
       const value = input[field];
       if (value !== undefined && exceedsChars(value, caps.hardMaxChars)) {
-        return new InputTooLargeError(field, index, codePointLength(value), caps.hardMaxChars);
+        return new InputTooLargeError(
+          field,
+          naming === 'single' ? undefined : index,
+          codePointLength(value),
+          caps.hardMaxChars,
+          inputName(naming, field, index),
+        );
       }
     }
   }
@@ -64,17 +105,17 @@ export function inputCapabilityError(
 }
 
 /**
- * Why this version cannot take the text pair of input `index` (a pipeline for single texts,
- * or an embedder), or undefined when it can.
+ * Why this version cannot take the text pair named `name` (a pipeline for single texts, or an
+ * embedder), or undefined when it can.
  */
 export function pairCapabilityError(
   caps: InputCapabilities,
-  index: number,
+  name: string,
 ): InputValidationError | undefined {
   if (caps.pairs) return undefined;
   return new InputValidationError(
     caps.kind === 'embedding'
-      ? `textPair at index ${index}: model '${caps.model}' v${caps.version} is an embedding model and takes no textPair`
-      : `textPair at index ${index}: model '${caps.model}' v${caps.version} (${caps.pipeline}) takes single texts only`,
+      ? `${name}: model '${caps.model}' v${caps.version} is an embedding model and takes no textPair`
+      : `${name}: model '${caps.model}' v${caps.version} (${caps.pipeline}) takes single texts only`,
   );
 }

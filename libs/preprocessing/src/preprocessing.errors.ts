@@ -26,17 +26,23 @@ export class PreprocessingMismatchError extends MeshError {
   }
 }
 
-/** A text is longer than the manifest's `hardMaxChars` (the router maps this to HTTP 413). */
+/**
+ * A text is longer than the manifest's `hardMaxChars` (the router maps this to HTTP 413). The
+ * message names the text as the request does (`text`, `texts[3]`); a single text has no index.
+ */
 export class InputTooLargeError extends MeshError {
   readonly code = 'TEXT_TOO_LONG';
+  readonly index?: number;
 
   constructor(
     readonly field: 'text' | 'textPair',
-    readonly index: number,
+    index: number | undefined,
     readonly length: number,
     readonly limit: number,
+    name = index === undefined ? field : `${field} at index ${index}`,
   ) {
-    super(`${field} at index ${index} has ${length} characters; the limit is ${limit}`);
+    super(`${name} has ${length} characters; the limit is ${limit}`);
+    if (index !== undefined) this.index = index;
   }
 }
 

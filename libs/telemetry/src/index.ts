@@ -1,8 +1,15 @@
 export { SampledAccessLog } from './access.log';
 export { AdminKeyGuard, type AdminKeyVerifier } from './admin-key.guard';
+export { EnumParamPipe } from './enum-param.pipe';
 export { HealthController } from './health.controller';
 export { createHttpApp, listenHttp, type HttpAppOptions } from './http-app';
 export { streamRaw } from './http-stream';
+export {
+  InvalidParamError,
+  PayloadTooLargeError,
+  payloadTooLargeOf,
+  type ParamIssue,
+} from './http.errors';
 export { MetricsController } from './metrics.controller';
 export { createLogger, type Logger } from './logger';
 export { createMetricsRegistry } from './metrics.registry';

@@ -104,6 +104,31 @@ describe('ChunkRunner', () => {
     ).toEqual(['len2', 'TEXT_TOO_LONG', 'INVALID_INPUT', 'TEXT_TOO_LONG', 'len4']);
   });
 
+  it('turns empty and whitespace-only texts into INVALID_ARGUMENT item errors, in order, never sent', async () => {
+    const inference = new EchoInference();
+    const model = new LengthModel(8);
+    const items = [
+      { text: 'ok' },
+      { text: '' },
+      { text: ' \t\u3000' },
+      { text: 'q', textPair: '  ' },
+      { text: 'fine' },
+    ];
+    const results = await new ChunkRunner(inference).run(model, items, {
+      inFlightBatches: 1,
+      batchRows: 64,
+      requestId: 'r',
+    });
+    expect(results.map((r) => (r.kind === 'error' ? r.error : r.kind))).toEqual([
+      'classification',
+      { code: 'INVALID_ARGUMENT', message: 'text: must not be empty' },
+      { code: 'INVALID_ARGUMENT', message: 'text: must not be empty' },
+      { code: 'INVALID_ARGUMENT', message: 'textPair: must not be empty' },
+      'classification',
+    ]);
+    expect(model.lastRows).toEqual(['ok', 'fine']);
+  });
+
   it('batches items of similar length together, batchRows at a time, and answers in input order', async () => {
     const inference = new EchoInference();
     const model = new LengthModel(64);

@@ -1,8 +1,10 @@
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import type { ItemResult, JobItem } from '@mesh/jobs';
 import {
+  BLANK_TEXT_MESSAGE,
   codePointLength,
   exceedsChars,
+  isBlankText,
   type EncodedBatch,
   type Prediction,
   type TextInput,
@@ -21,7 +23,8 @@ export interface ChunkRunOptions {
 }
 
 /**
- * Runs one chunk on its pinned version: texts over the manifest's hardMaxChars become
+ * Runs one chunk on its pinned version: empty or whitespace-only texts become INVALID_ARGUMENT
+ * item errors (the code the router answers for them), texts over the manifest's hardMaxChars
  * TEXT_TOO_LONG item errors, the rest is sorted by length (so a batch pads little), tokenized
  * with the version's pipeline and inferred in batches of `batchRows` at Triton priority 2, a
  * few batches in flight. Results keep the chunk's input order. The event loop gets a
@@ -37,7 +40,9 @@ export class ChunkRunner<V extends PinnedModel> {
     items: readonly JobItem[],
     options: ChunkRunOptions,
   ): Promise<ItemResult[]> {
-    const results: (ItemResult | undefined)[] = items.map((item) => tooLong(version, item));
+    const results: (ItemResult | undefined)[] = items.map(
+      (item) => blank(item) ?? tooLong(version, item),
+    );
     const todo = items.flatMap((_, i) => (results[i] === undefined ? [i] : []));
     const size = (i: number) => items[i]!.text.length + (items[i]!.textPair?.length ?? 0);
     todo.sort((a, b) => size(a) - size(b) || a - b);
@@ -108,6 +113,22 @@ function input(item: JobItem): TextInput {
   return item.textPair === undefined
     ? { text: item.text }
     : { text: item.text, textPair: item.textPair };
+}
+
+/** An item with nothing to predict on fails alone; the job carries on (router: 400). */
+function blank(item: JobItem): ItemResult | undefined {
+  for (const [field, value] of [
+    ['text', item.text],
+    ['textPair', item.textPair],
+  ] as const) {
+    if (value !== undefined && isBlankText(value)) {
+      return {
+        kind: 'error',
+        error: { code: 'INVALID_ARGUMENT', message: `${field}: ${BLANK_TEXT_MESSAGE}` },
+      };
+    }
+  }
+  return undefined;
 }
 
 function tooLong(version: PinnedModel, item: JobItem): ItemResult | undefined {

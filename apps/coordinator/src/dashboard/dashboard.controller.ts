@@ -5,14 +5,13 @@ import {
   HttpCode,
   Inject,
   Param,
-  ParseEnumPipe,
   Post,
   Put,
   Req,
   Res,
   UseGuards,
 } from '@nestjs/common';
-import { AdminKeyGuard, OpenStreamsRegistry, streamRaw } from '@mesh/telemetry';
+import { AdminKeyGuard, EnumParamPipe, OpenStreamsRegistry, streamRaw } from '@mesh/telemetry';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { DASHBOARD_FEEDS } from './dashboard.tokens';
 import {
@@ -27,7 +26,7 @@ import { RouteWeightsEditor, type WeightsEditResult } from './route-weights.edit
 /** The audit actor of every routing change made from the dashboard. */
 export const DASHBOARD_ACTOR = 'dashboard';
 
-const viewPipe = new ParseEnumPipe(DASHBOARD_VIEWS, { errorHttpStatusCode: 404 });
+const viewPipe = new EnumParamPipe(DASHBOARD_VIEWS);
 
 /**
  * `/v1/dashboard`: what the operator dashboard reads (one snapshot per view, or its live

@@ -157,7 +157,12 @@ describe('dashboard API (real Redis, real model repository)', () => {
       expect([path, (await call(method, path, undefined, null)).status]).toEqual([path, 401]);
       expect([path, (await call(method, path, undefined, 'wrong')).status]).toEqual([path, 403]);
     }
-    expect((await call('GET', '/v1/dashboard/nonsense')).status).toBe(404);
+    // An unknown view is a bad parameter, answered with the views there are.
+    const unknown = await call('GET', '/v1/dashboard/nonsense');
+    expect(unknown.status).toBe(400);
+    expect(((await unknown.json()) as { error: { message: string } }).error.message).toBe(
+      "view: must be one of routes, traffic, rollouts, jobs, models (got 'nonsense')",
+    );
   });
 
   it('shows each route with routability per version from the live heartbeats', async () => {

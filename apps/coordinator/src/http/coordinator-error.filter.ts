@@ -1,5 +1,6 @@
 import { type ArgumentsHost, Catch, type ExceptionFilter } from '@nestjs/common';
 import { errorBody, errorCodeOf, type ErrorCode, type ErrorReply } from '@mesh/errors';
+import { payloadTooLargeOf } from '@mesh/telemetry';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
 
@@ -26,7 +27,7 @@ export class CoordinatorErrorFilter implements ExceptionFilter {
   }
 
   reply(err: unknown, request: FastifyRequest, reply: FastifyReply): void {
-    const { status, body } = coordinatorErrorReply(err);
+    const { status, body } = coordinatorErrorReply(payloadTooLargeOf(err, request) ?? err);
     if (status >= 500) this.logger.error({ err, url: request.url }, 'request failed');
     void reply.status(status).header('content-type', 'application/json').send(body);
   }

@@ -1,15 +1,5 @@
-import {
-  Body,
-  Controller,
-  Get,
-  HttpCode,
-  Inject,
-  Param,
-  ParseEnumPipe,
-  Post,
-  UseGuards,
-} from '@nestjs/common';
-import { AdminKeyGuard } from '@mesh/telemetry';
+import { Body, Controller, Get, HttpCode, Inject, Param, Post, UseGuards } from '@nestjs/common';
+import { AdminKeyGuard, EnumParamPipe } from '@mesh/telemetry';
 import {
   OPERATOR_COMMANDS,
   type OperatorCommandKind,
@@ -43,8 +33,7 @@ export class RolloutsController {
   @HttpCode(202)
   command(
     @Param('id') id: string,
-    @Param('command', new ParseEnumPipe(OPERATOR_COMMANDS, { errorHttpStatusCode: 404 }))
-    command: OperatorCommandKind,
+    @Param('command', new EnumParamPipe(OPERATOR_COMMANDS)) command: OperatorCommandKind,
   ): Promise<RolloutView> {
     return this.rollouts.command(id, command);
   }

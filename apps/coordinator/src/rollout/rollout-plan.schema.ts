@@ -1,7 +1,10 @@
+import { fieldPath, oneOfMessage } from '@mesh/errors';
 import type { RolloutPlan } from '@mesh/rollout-contract';
 import { z } from 'zod';
 import { InvalidPlanError, type RolloutIssue } from './rollout.errors';
 import { RolloutWindow } from './rollout-window';
+
+const FAILURE_POLICIES = ['rollback', 'pause'] as const;
 
 const name = z
   .string({ required_error: 'is required', invalid_type_error: 'must be a string' })
@@ -11,8 +14,11 @@ const seconds = z
   .int()
   .min(0)
   .max(7 * 86_400);
+const weight = z.number().min(0).max(100);
+const timezone = z.string().min(1);
+const cron = z.string().min(1);
 
-const planSchema = z
+export const planSchema = z
   .object({
     tenant: z.union([z.literal('*'), name]).default('*'),
     task: name,
@@ -20,8 +26,8 @@ const planSchema = z
     toVersion: z.number({ required_error: 'is required' }).int().positive(),
     window: z
       .object({
-        cron: z.string().min(1),
-        timezone: z.string().min(1).default('UTC'),
+        cron,
+        timezone: timezone.default('UTC'),
         durationMinutes: z
           .number()
           .int()
@@ -50,7 +56,7 @@ const planSchema = z
       .strict()
       .optional(),
     steps: z
-      .array(z.object({ weight: z.number().min(0).max(100), holdSeconds: seconds }).strict(), {
+      .array(z.object({ weight, holdSeconds: seconds }).strict(), {
         required_error: 'is required',
       })
       .min(1, 'needs at least one step')
@@ -65,40 +71,80 @@ const planSchema = z
       })
       .strict()
       .optional(),
-    onFailure: z.enum(['rollback', 'pause']).default('rollback'),
+    onFailure: z
+      .enum(FAILURE_POLICIES, {
+        errorMap: (_issue, ctx) => ({ message: oneOfMessage(FAILURE_POLICIES, ctx.data) }),
+      })
+      .default('rollback'),
   })
   .strict();
 
-/** Validates a plan document's shape and its self-contained rules; every problem at once. */
+/**
+ * Validates a plan document: its shape (types, ranges, unknown fields) and the rules across
+ * fields (weights, the last step, gates, the window's zone and cron), every problem in one
+ * answer. The rules run on whatever part of the plan is well-formed, so a type error elsewhere
+ * does not hide them and the caller fixes the plan in one round.
+ */
 export function parseRolloutPlan(input: unknown): RolloutPlan {
   const parsed = planSchema.safeParse(input);
-  if (!parsed.success) {
-    throw new InvalidPlanError(
-      parsed.error.issues.map((i) => ({ path: i.path.join('.'), message: i.message })),
-    );
-  }
-  const plan = parsed.data;
+  const issues: RolloutIssue[] = parsed.success
+    ? []
+    : parsed.error.issues.map((i) => ({ path: fieldPath(i.path), message: i.message }));
+  const doc = objectOf(input);
+  if (doc)
+    issues.push(...stepIssues(doc.steps), ...gateIssues(doc.gates), ...windowIssues(doc.window));
+  if (!parsed.success || issues.length > 0) throw new InvalidPlanError(issues);
+  return parsed.data;
+}
+
+/** Weights never decrease and the last is 100; a step whose weight is itself bad is skipped. */
+function stepIssues(steps: unknown): RolloutIssue[] {
+  if (!Array.isArray(steps)) return [];
+  const weights = steps.map((step) => valid(weight, objectOf(step)?.weight));
   const issues: RolloutIssue[] = [];
-  const last = plan.steps[plan.steps.length - 1];
-  if (last && last.weight !== 100) {
-    issues.push({
-      path: `steps[${plan.steps.length - 1}].weight`,
-      message: `the last step must be 100 (got ${last.weight})`,
-    });
-  }
-  plan.steps.forEach((step, i) => {
-    const prev = plan.steps[i - 1];
-    if (prev && step.weight < prev.weight) {
+  let before: number | undefined;
+  weights.forEach((w, i) => {
+    if (w === undefined) return;
+    if (before !== undefined && w < before) {
       issues.push({ path: `steps[${i}].weight`, message: 'weights must not decrease' });
     }
+    before = w;
   });
-  if (plan.gates?.maxP99Ms !== undefined && plan.gates.maxP99Ratio !== undefined) {
-    issues.push({ path: 'gates', message: 'give maxP99Ms or maxP99Ratio, not both' });
+  const last = weights[weights.length - 1];
+  if (last !== undefined && last !== 100) {
+    issues.push({
+      path: `steps[${weights.length - 1}].weight`,
+      message: `the last step must be 100 (got ${last})`,
+    });
   }
-  if (plan.window) {
-    const problem = RolloutWindow.problem(plan.window);
-    if (problem) issues.push(problem);
-  }
-  if (issues.length > 0) throw new InvalidPlanError(issues);
-  return plan;
+  return issues;
+}
+
+function gateIssues(gates: unknown): RolloutIssue[] {
+  const g = objectOf(gates);
+  if (g?.maxP99Ms === undefined || g.maxP99Ratio === undefined) return [];
+  return [{ path: 'gates', message: 'give maxP99Ms or maxP99Ratio, not both' }];
+}
+
+/** The zone and the cron, each checked when it is a usable string (the zone defaults to UTC). */
+function windowIssues(window: unknown): RolloutIssue[] {
+  const w = objectOf(window);
+  if (!w) return [];
+  const zone = w.timezone === undefined ? 'UTC' : valid(timezone, w.timezone);
+  const expr = valid(cron, w.cron);
+  return RolloutWindow.problems({
+    ...(zone === undefined ? {} : { timezone: zone }),
+    ...(expr === undefined ? {} : { cron: expr }),
+  });
+}
+
+function valid<T>(schema: z.ZodType<T>, value: unknown): T | undefined {
+  const r = schema.safeParse(value);
+  return r.success ? r.data : undefined;
+}
+
+function objectOf(value: unknown): Record<string, unknown> | undefined {
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
+    ? (value as Record<string, unknown>)
+    : undefined;
 }

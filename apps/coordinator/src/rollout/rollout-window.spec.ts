@@ -23,20 +23,16 @@ describe('RolloutWindow', () => {
     );
   });
 
-  it('reports unparsable crons and zones', () => {
-    expect(RolloutWindow.problem({ cron: 'nope', timezone: 'UTC', durationMinutes: 1 })?.path).toBe(
+  it('reports unparsable crons and zones, each even when the other is wrong too', () => {
+    const paths = (spec: { cron?: string; timezone?: string }) =>
+      RolloutWindow.problems(spec).map((i) => i.path);
+    expect(paths({ cron: 'nope', timezone: 'UTC' })).toEqual(['window.cron']);
+    expect(paths({ cron: '* * * * *', timezone: 'Nowhere/City' })).toEqual(['window.timezone']);
+    expect(paths({ cron: '61 * * * *', timezone: 'Nowhere/City' })).toEqual([
+      'window.timezone',
       'window.cron',
-    );
-    expect(
-      RolloutWindow.problem({ cron: '* * * * *', timezone: 'Nowhere/City', durationMinutes: 1 })
-        ?.path,
-    ).toBe('window.timezone');
-    expect(
-      RolloutWindow.problem({
-        cron: '*/5 1-3 * * 1-5',
-        timezone: 'Europe/Berlin',
-        durationMinutes: 1,
-      }),
-    ).toBeUndefined();
+    ]);
+    expect(paths({ timezone: 'Nowhere/City' })).toEqual(['window.timezone']);
+    expect(paths({ cron: '*/5 1-3 * * 1-5', timezone: 'Europe/Berlin' })).toEqual([]);
   });
 });

@@ -1,5 +1,6 @@
 import { CronExpressionParser } from 'cron-parser';
 import type { RolloutWindowSpec } from '@mesh/rollout-contract';
+import type { RolloutIssue } from './rollout.errors';
 
 /**
  * A recurring window: it opens at each cron firing (read in the plan's time zone) and stays
@@ -8,20 +9,27 @@ import type { RolloutWindowSpec } from '@mesh/rollout-contract';
 export class RolloutWindow {
   constructor(private readonly spec: RolloutWindowSpec) {}
 
-  /** The message of why the spec is unusable, or undefined when it parses. */
-  static problem(spec: RolloutWindowSpec): { path: string; message: string } | undefined {
-    try {
-      new Intl.DateTimeFormat('en-US', { timeZone: spec.timezone });
-    } catch {
-      return { path: 'window.timezone', message: `unknown time zone '${spec.timezone}'` };
+  /**
+   * Why the window's zone and cron are unusable, each on its own: a bad zone does not hide a
+   * bad cron (the cron's syntax is checked in UTC then), so a plan is fixed in one round.
+   * Either may be absent when the plan's shape is already wrong there.
+   */
+  static problems(spec: { cron?: string; timezone?: string }): RolloutIssue[] {
+    const issues: RolloutIssue[] = [];
+    let zone = spec.timezone;
+    if (zone !== undefined && !isTimeZone(zone)) {
+      issues.push({ path: 'window.timezone', message: `unknown time zone '${zone}'` });
+      zone = 'UTC';
     }
-    try {
-      CronExpressionParser.parse(spec.cron, { tz: spec.timezone, strict: false });
-    } catch (err: unknown) {
-      const message = err instanceof Error ? err.message : String(err);
-      return { path: 'window.cron', message: `cannot parse '${spec.cron}': ${message}` };
+    if (spec.cron !== undefined) {
+      try {
+        CronExpressionParser.parse(spec.cron, { tz: zone ?? 'UTC', strict: false });
+      } catch (err: unknown) {
+        const message = err instanceof Error ? err.message : String(err);
+        issues.push({ path: 'window.cron', message: `cannot parse '${spec.cron}': ${message}` });
+      }
     }
-    return undefined;
+    return issues;
   }
 
   /** True when `nowMs` lies in [firing, firing + duration) of the latest firing at or before it. */
@@ -51,5 +59,14 @@ export class RolloutWindow {
     } catch {
       return undefined;
     }
+  }
+}
+
+function isTimeZone(zone: string): boolean {
+  try {
+    new Intl.DateTimeFormat('en-US', { timeZone: zone });
+    return true;
+  } catch {
+    return false;
   }
 }

@@ -1,3 +1,4 @@
+import { oneOfMessage } from '@mesh/errors';
 import { routeSchema, tenantSchema } from '@mesh/routing';
 import { z } from 'zod';
 
@@ -21,8 +22,12 @@ export const auditLimitSchema = z.coerce
 
 export const editHeaders = z.object({ [EPOCH_HEADER]: epochHeaderSchema });
 
+const FORCE_VALUES = ['true', 'false'] as const;
+
 export const forceQuerySchema = z
-  .enum(['true', 'false'])
+  .enum(FORCE_VALUES, {
+    errorMap: (_issue, ctx) => ({ message: oneOfMessage(FORCE_VALUES, ctx.data) }),
+  })
   .optional()
   .describe('true writes a route the repository cannot serve yet (pre-staging)');
 

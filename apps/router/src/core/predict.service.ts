@@ -104,7 +104,9 @@ export class PredictService {
     try {
       const release = await this.admission.admit(tenant);
       try {
-        const chosen = this.selector.select(tenant, task, ctx.stickyKey, inputs);
+        // One text is named by its field (`text`), a batch's by position (`texts[3]`).
+        const naming = method === 'predict_batch' ? 'batch' : 'single';
+        const chosen = this.selector.select(tenant, task, ctx.stickyKey, inputs, naming);
         model = chosen.version.model;
         version = String(chosen.version.version);
         ctx.served.model = model;

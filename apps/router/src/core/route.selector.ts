@@ -1,5 +1,11 @@
 import type { BackendDirectory, ServableVersion, VersionCatalog } from '@mesh/inference';
-import { inputCapabilityError, pairCapabilityError, type TextInput } from '@mesh/preprocessing';
+import {
+  inputCapabilityError,
+  inputName,
+  pairCapabilityError,
+  type InputNaming,
+  type TextInput,
+} from '@mesh/preprocessing';
 import type { Route, RoutingTableCache, Tenant, WeightedVersionPicker } from '@mesh/routing';
 
 export interface SelectedVersion {
@@ -24,18 +30,20 @@ export class RouteSelector {
 
   /**
    * Picks among the route's routable versions that can serve `inputs` (weights renormalised
-   * over them); the capability error (400/413) only when none can.
+   * over them); the capability error (400/413) only when none can, naming the texts as the
+   * request does (`naming`).
    */
   select(
     tenant: Tenant,
     task: string,
     stickyKey: string | undefined,
     inputs: readonly TextInput[],
+    naming: InputNaming,
   ): SelectedVersion {
     const { route } = this.routes.resolve(tenant.name, task);
     const refuses = (model: string, v: number): Error | undefined => {
       const servable = this.catalog.servable(model, v);
-      return servable && inputCapabilityError(servable, inputs);
+      return servable && inputCapabilityError(servable, inputs, naming);
     };
     const picked = this.picker.pick(route, {
       ...(stickyKey === undefined ? {} : { stickyKey }),
@@ -78,7 +86,7 @@ export class RouteSelector {
   private refusesPairAt(index: number): (model: string, version: number) => Error | undefined {
     return (model, version) => {
       const servable = this.catalog.servable(model, version);
-      return servable && pairCapabilityError(servable, index);
+      return servable && pairCapabilityError(servable, inputName('job', 'textPair', index));
     };
   }
 

@@ -48,7 +48,7 @@ export class ShadowMirror {
     primary: Prediction[],
   ): Promise<void> {
     try {
-      if (inputCapabilityError(shadow, inputs) !== undefined) {
+      if (inputCapabilityError(shadow, inputs, 'batch') !== undefined) {
         this.metrics.shadow(shadow.model, shadow.version, 'SKIPPED');
         return;
       }

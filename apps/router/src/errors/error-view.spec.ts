@@ -20,14 +20,10 @@ import {
   JobTooLargeError,
 } from '@mesh/jobs';
 import { InputTooLargeError, InputValidationError, OutputShapeError } from '@mesh/preprocessing';
+import { PayloadTooLargeError } from '@mesh/telemetry';
 import { BadBackendResponseError } from '@mesh/inference';
 import { describeError, errorBody } from './error-view';
-import {
-  BatchTooLargeError,
-  CallCancelledError,
-  PayloadTooLargeError,
-  RequestValidationError,
-} from './router.errors';
+import { BatchTooLargeError, CallCancelledError, RequestValidationError } from './router.errors';
 
 const cases: [string, unknown, string, number, GrpcStatus][] = [
   [
@@ -254,12 +250,27 @@ describe('describeError', () => {
 
   it('keeps validation issues as details', () => {
     const body = errorBody(
-      describeError(new RequestValidationError([{ path: 'texts.3', message: 'must be a string' }])),
+      describeError(
+        new RequestValidationError([{ path: 'texts[3]', message: 'must be a string' }]),
+      ),
     );
     expect(body.error).toEqual({
       code: 'INVALID_ARGUMENT',
-      message: 'invalid request: texts.3: must be a string',
-      details: { issues: [{ path: 'texts.3', message: 'must be a string' }] },
+      message: 'invalid request: texts[3]: must be a string',
+      details: { issues: [{ path: 'texts[3]', message: 'must be a string' }] },
     });
+  });
+
+  it('lists the first issues in the message and every one in details', () => {
+    const issues = Array.from({ length: 7 }, (_, i) => ({
+      path: `texts[${i}]`,
+      message: 'must not be empty',
+    }));
+    const body = errorBody(describeError(new RequestValidationError(issues)));
+    expect(body.error.message).toBe(
+      'invalid request: 7 problems: texts[0]: must not be empty; texts[1]: must not be empty; ' +
+        'texts[2]: must not be empty; texts[3]: must not be empty; texts[4]: must not be empty; 2 more',
+    );
+    expect(body.error.details).toEqual({ issues });
   });
 });

@@ -6,25 +6,24 @@ export interface FieldIssue {
   message: string;
 }
 
-/** The request body or message did not match the API's schema. */
+/** Issues spelled out in the message; `issues` has them all (a gRPC status line stays short). */
+const LISTED_ISSUES = 5;
+
+/**
+ * The request body or message did not match the API's schema. The message lists the issues
+ * (a client that only shows the message still sees what to fix); `issues` has them as data.
+ */
 export class RequestValidationError extends MeshError {
   readonly code = 'INVALID_ARGUMENT';
 
   constructor(readonly issues: readonly FieldIssue[]) {
+    const shown = issues.slice(0, LISTED_ISSUES).map((i) => `${i.path || 'body'}: ${i.message}`);
+    if (issues.length > LISTED_ISSUES) shown.push(`${issues.length - LISTED_ISSUES} more`);
     super(
-      issues.length === 1 && issues[0]
-        ? `invalid request: ${issues[0].path || 'body'}: ${issues[0].message}`
-        : `invalid request: ${issues.length} problems`,
+      issues.length === 1
+        ? `invalid request: ${shown.join('; ')}`
+        : `invalid request: ${issues.length} problems: ${shown.join('; ')}`,
     );
-  }
-}
-
-/** The request body is bigger than the router accepts. */
-export class PayloadTooLargeError extends MeshError {
-  readonly code = 'PAYLOAD_TOO_LARGE';
-
-  constructor(readonly limitBytes: number) {
-    super(`request body exceeds ${limitBytes} bytes`);
   }
 }
 

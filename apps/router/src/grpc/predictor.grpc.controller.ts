@@ -210,10 +210,11 @@ function orUndefined(v: string | null | undefined): string | undefined {
 }
 
 function singleOf(req: PredictRequestMsg): object {
-  // `text_pair` is proto3 `optional`: presence is on the wire, so "" is an empty second
-  // segment (as over HTTP), and only an absent field means "no pair".
+  // `text_pair` is proto3 `optional`: presence is on the wire, so a "" that was sent is
+  // refused as empty (as over HTTP), and only an absent field means "no pair".
   const textPair = req.textPair ?? undefined;
-  // An empty text is a valid input (it encodes to [CLS] [SEP]); only the task must be set.
+  // Proto3 cannot tell an unset text from "": both reach the schema as "" and are refused as
+  // empty, like an empty text over HTTP.
   return {
     task: orUndefined(req.task),
     text: req.text ?? '',

@@ -1,4 +1,5 @@
 import { type ArgumentsHost, Catch, type ExceptionFilter } from '@nestjs/common';
+import { payloadTooLargeOf } from '@mesh/telemetry';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
 import { describeError, errorBody } from '../errors/error-view';
@@ -23,8 +24,8 @@ export class HttpErrorFilter implements ExceptionFilter {
   }
 
   reply(thrown: unknown, request: FastifyRequest, reply: FastifyReply): void {
-    let view = describeError(thrown);
-    let err = thrown;
+    let err = payloadTooLargeOf(thrown, request) ?? thrown;
+    let view = describeError(err);
     if (view.code === 'ROUTE_NOT_FOUND' && this.routes) {
       const allow = this.routes.allowed(request.url);
       if (allow.length > 0) {

@@ -28,7 +28,7 @@ describe('installJsonBodyParser', () => {
 
   it.each([
     ['{"__proto__":{"x":1}}', '__proto__'],
-    ['{"a":[{"constructor":{"prototype":{}}}]}', 'a.0.constructor'],
+    ['{"a":[{"constructor":{"prototype":{}}}]}', 'a[0].constructor'],
     ['{"\\u005f_proto__":1}', '__proto__'],
   ])('refuses the reserved key in %s, naming %s', async (payload, path) => {
     const r = await post(payload, 'application/json');

@@ -1,3 +1,4 @@
+import { fieldPath } from '@mesh/errors';
 import type { FastifyInstance } from 'fastify';
 import { RequestValidationError } from '../errors/router.errors';
 
@@ -42,7 +43,7 @@ function reservedKeyPath(value: unknown, path: (string | number)[]): string | un
     return undefined;
   }
   for (const key of Object.keys(value)) {
-    if (RESERVED.has(key)) return [...path, key].join('.');
+    if (RESERVED.has(key)) return fieldPath([...path, key]);
     const found = reservedKeyPath((value as Record<string, unknown>)[key], [...path, key]);
     if (found !== undefined) return found;
   }

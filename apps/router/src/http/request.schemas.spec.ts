@@ -1,6 +1,6 @@
 import { RequestValidationError } from '../errors/router.errors';
 import { callContext, requestIdFrom, traceparentFrom } from './call-context';
-import { parseRequest, predictBatchSchema, predictSchema } from './request.schemas';
+import { parseRequest, predictBatchSchema, predictSchema, tokenizeSchema } from './request.schemas';
 
 describe('request validation at the edge', () => {
   it('accepts a predict body with an optional pair', () => {
@@ -30,11 +30,48 @@ describe('request validation at the edge', () => {
 
   it('names the bad item of a batch by index', () => {
     expect(() => parseRequest(predictBatchSchema, { task: 't', texts: ['a', 'b', 3] })).toThrow(
-      'texts.2: must be a string',
+      'texts[2]: must be a string',
     );
     expect(() => parseRequest(predictBatchSchema, { task: 't', texts: [] })).toThrow(
       'at least one text',
     );
+  });
+});
+
+describe('empty texts', () => {
+  const issues = (schema: Parameters<typeof parseRequest>[0], body: unknown) => {
+    try {
+      parseRequest(schema, body);
+    } catch (err: unknown) {
+      if (err instanceof RequestValidationError) return err.issues;
+      throw err;
+    }
+    return [];
+  };
+
+  it.each(['', ' ', '\n\t', '\u3000'])(
+    'refuses %j as a text or a given pair, naming the field',
+    (blank) => {
+      expect(issues(predictSchema, { task: 't', text: blank })).toEqual([
+        { path: 'text', message: 'must not be empty' },
+      ]);
+      expect(issues(tokenizeSchema, { task: 't', text: 'a', textPair: blank })).toEqual([
+        { path: 'textPair', message: 'must not be empty' },
+      ]);
+    },
+  );
+
+  it('names every empty text of a batch by its index, in one answer', () => {
+    expect(() =>
+      parseRequest(predictBatchSchema, { task: 't', texts: ['a', '', 'b', '  '] }),
+    ).toThrow(
+      'invalid request: 2 problems: texts[1]: must not be empty; texts[3]: must not be empty',
+    );
+  });
+
+  it('accepts texts with any visible character, surrounded by whitespace or not', () => {
+    expect(issues(predictSchema, { task: 't', text: ' 你 ' })).toEqual([]);
+    expect(issues(predictBatchSchema, { task: 't', texts: ['.', '😀'] })).toEqual([]);
   });
 });
 

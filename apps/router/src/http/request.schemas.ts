@@ -1,3 +1,5 @@
+import { fieldPath } from '@mesh/errors';
+import { BLANK_TEXT_MESSAGE, NON_BLANK_TEXT } from '@mesh/preprocessing';
 import { z, type ZodTypeAny } from 'zod';
 import { RequestValidationError } from '../errors/router.errors';
 
@@ -7,15 +9,24 @@ const task = z
   .string({ required_error: 'is required', invalid_type_error: 'must be a string' })
   .regex(TASK, 'must be 1-64 characters of [A-Za-z0-9._-]')
   .describe('task name, see GET /v1/tasks');
-const text = z.string({ required_error: 'is required', invalid_type_error: 'must be a string' });
+/**
+ * One text, on every entry point (HTTP and gRPC predict, batch, tokenize): a string with at
+ * least one non-whitespace character, so an empty text is refused naming its field
+ * (`texts[3]: must not be empty`) instead of getting an answer about nothing.
+ */
+const text = z
+  .string({ required_error: 'is required', invalid_type_error: 'must be a string' })
+  .regex(NON_BLANK_TEXT, BLANK_TEXT_MESSAGE);
 
 export const predictSchema = z
   .object({
     task,
-    text: text.describe('the text; at most the version’s hardMaxChars characters (code points)'),
+    text: text.describe(
+      'the text: not empty or whitespace only, at most the version’s hardMaxChars characters (code points)',
+    ),
     textPair: text
       .optional()
-      .describe('second segment for pair tasks ("" is an empty second segment, not absent)'),
+      .describe('second segment for pair tasks; when given, not empty or whitespace only'),
   })
   .strict();
 
@@ -46,7 +57,7 @@ export function parseRequest<S extends ZodTypeAny>(
   if (result.success) return result.data as z.output<S>;
   throw new RequestValidationError(
     result.error.issues.map((i) => ({
-      path: [...(at === undefined ? [] : [at]), ...i.path].join('.'),
+      path: fieldPath([...(at === undefined ? [] : [at]), ...i.path]),
       message: i.message,
     })),
   );

@@ -5,6 +5,7 @@ import {
   parseJobItem,
   type JobItem,
 } from '@mesh/jobs';
+import { oneOfMessage } from '@mesh/errors';
 import { z } from 'zod';
 
 const TASK = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
@@ -32,7 +33,7 @@ export const listQuerySchema = z
   .object({
     state: z
       .enum(JOB_STATES, {
-        errorMap: () => ({ message: `must be one of ${JOB_STATES.join(', ')}` }),
+        errorMap: (_issue, ctx) => ({ message: oneOfMessage(JOB_STATES, ctx.data) }),
       })
       .optional(),
     limit: z.coerce.number().int().min(1).max(1000).default(100),

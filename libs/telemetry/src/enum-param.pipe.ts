@@ -1,0 +1,19 @@
+import type { ArgumentMetadata, PipeTransform } from '@nestjs/common';
+import { InvalidParamError } from './http.errors';
+
+/**
+ * Accepts a route parameter only from a fixed list (`@Param('command', new EnumParamPipe(...))`)
+ * and otherwise throws INVALID_ARGUMENT (400) listing the allowed values, through the app's
+ * error filter like any domain error. Nest's ParseEnumPipe answers "enum string is expected",
+ * which leaves the caller guessing.
+ */
+export class EnumParamPipe<T extends string> implements PipeTransform<unknown, T> {
+  constructor(private readonly allowed: readonly T[]) {}
+
+  transform(value: unknown, metadata: ArgumentMetadata): T {
+    if (typeof value === 'string' && (this.allowed as readonly string[]).includes(value)) {
+      return value as T;
+    }
+    throw new InvalidParamError(metadata.data ?? 'parameter', this.allowed, value);
+  }
+}

@@ -1,4 +1,8 @@
-import type { ArgumentMetadata } from '@nestjs/common';
+import {
+  BadRequestException,
+  PayloadTooLargeException,
+  type ArgumentMetadata,
+} from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
 import { EnumParamPipe } from './enum-param.pipe';
 import { InvalidParamError, PayloadTooLargeError, payloadTooLargeOf } from './http.errors';
@@ -16,6 +20,12 @@ describe('HTTP edge errors', () => {
     expect(err).toBeInstanceOf(PayloadTooLargeError);
     expect(err).toMatchObject({ code: 'PAYLOAD_TOO_LARGE', limitBytes: 1_048_576 });
     expect(err?.message).toBe('request body exceeds the limit of 1048576 bytes');
+    // Nest wraps it in an HttpException when its own body parser read the body.
+    expect(
+      payloadTooLargeOf(new PayloadTooLargeException('Request body is too large'), request),
+    ).toMatchObject({ limitBytes: 1_048_576 });
+    expect(payloadTooLargeOf(new BadRequestException('bad'), request)).toBeUndefined();
+    expect(payloadTooLargeOf(new PayloadTooLargeError(5), request)).toBeUndefined();
     expect(payloadTooLargeOf(new Error('other'), request)).toBeUndefined();
     expect(payloadTooLargeOf(null, request)).toBeUndefined();
   });

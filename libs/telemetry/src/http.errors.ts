@@ -39,6 +39,17 @@ export function payloadTooLargeOf(
   err: unknown,
   request: FastifyRequest,
 ): PayloadTooLargeError | undefined {
-  if ((err as { code?: unknown } | null)?.code !== 'FST_ERR_CTP_BODY_TOO_LARGE') return undefined;
+  if (!isBodyTooLarge(err)) return undefined;
   return new PayloadTooLargeError(request.routeOptions.bodyLimit);
+}
+
+/**
+ * Fastify's own error, or the HttpException of status 413 Nest wraps it in when Nest's body
+ * parser read the body (nothing else in the apps answers 413 through Nest).
+ */
+function isBodyTooLarge(err: unknown): boolean {
+  if (typeof err !== 'object' || err === null || err instanceof MeshError) return false;
+  const e = err as { code?: unknown; getStatus?: unknown };
+  if (e.code === 'FST_ERR_CTP_BODY_TOO_LARGE') return true;
+  return typeof e.getStatus === 'function' && (err as { getStatus(): unknown }).getStatus() === 413;
 }

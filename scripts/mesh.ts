@@ -9,7 +9,7 @@
  * Uses REDIS_URL, REDIS_KEY_PREFIX and MESH_CONFIG like the apps.
  */
 import { createRedis, closeRedis, keyPrefix, loadConfig, redisUrl } from '@mesh/config';
-import { RoutingTableRepository, seedFromMeshConfig } from '@mesh/routing';
+import { RoutingTableRepository, describeSeed, seedFromMeshConfig } from '@mesh/routing';
 import { z } from 'zod';
 import { runJobCommand } from './job-cli';
 import { runModelCommand } from './model-cli/model-cli.command';
@@ -37,7 +37,7 @@ async function main(): Promise<number> {
           who: `mesh-cli:${process.env.USER ?? 'unknown'}`,
           force: true,
         });
-        console.log(`reseeded from ${config.MESH_CONFIG}: epoch ${result.epoch}`);
+        console.log(describeSeed(result, config.MESH_CONFIG, { force: true }));
         return 0;
       }
       case 'show': {

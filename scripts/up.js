@@ -140,13 +140,16 @@ async function main() {
   const ready = await Promise.all(APPS.map((a) => waitReady(a)));
   if (stopping) return;
   const u = (app, l) => (urls[app] && urls[app][l]) || '(not listening)';
+  // People open the dashboard, not the coordinator's root: print the page's own URL.
+  const dashboard =
+    urls.coordinator && urls.coordinator.http ? `${urls.coordinator.http}/ui` : '(not listening)';
   const lines = [
     '',
     'model mesh is up:',
     `  router        ${u('router', 'http')} (OpenAPI at /docs), gRPC ${u('router', 'grpc')}`,
     `  model-host    ${u('model-host', 'http')} (KServe v2), gRPC ${u('model-host', 'grpc')}, metrics ${u('model-host', 'metrics')}/metrics`,
     `  batch-worker  ${u('batch-worker', 'http')} (bulk jobs: docs/jobs.md)`,
-    `  coordinator   ${u('coordinator', 'http')}`,
+    `  coordinator   ${dashboard} (operator dashboard), API ${u('coordinator', 'http')} (OpenAPI at /docs)`,
     `  redis         ${redisUrl}, key prefix ${redisPrefixes()}`,
     `  admin key     ${adminKey}`,
     ...demoKeys().map((l) => `  ${l}`),

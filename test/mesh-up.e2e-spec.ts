@@ -50,6 +50,10 @@ describe('npm run up', () => {
         expect({ app, status: res.status }).toEqual({ app, status: 200 });
       }
       expect(output).toContain('model mesh is up:');
+      // People open the dashboard: the summary prints its URL, not the coordinator's root.
+      expect(output).toContain(
+        `coordinator   ${up.urls.coordinator!.http}/ui (operator dashboard), API ${up.urls.coordinator!.http} (OpenAPI at /docs)`,
+      );
       // The summary names the key namespace; each app announced it at start.
       expect(output).toMatch(new RegExp(`redis +redis://\\S+, key prefix "${prefix}"`));
       for (const app of ['router', 'batch-worker', 'coordinator']) {

@@ -1,6 +1,7 @@
 import type { OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import type { KServeBackends, VersionCatalog } from '@mesh/inference';
 import {
+  describeSeed,
   seedFromMeshConfig,
   type RoutingTableCache,
   type RoutingTableRepository,
@@ -62,14 +63,16 @@ export class RouterLifecycle implements OnApplicationBootstrap, OnApplicationShu
     await this.signals.recorder.close();
   }
 
-  /** An invalid seed file refuses boot with the list of problems (RoutingValidationError). */
+  /**
+   * An invalid seed file refuses boot with the list of problems (RoutingValidationError). The
+   * line says "seeded" only when this router wrote the table; otherwise it kept the stored one.
+   */
   private async seedIfAbsent(): Promise<void> {
-    const result = await seedFromMeshConfig(this.repository, this.config.MESH_CONFIG, {
-      who: 'router-seed',
-    });
+    const file = this.config.MESH_CONFIG;
+    const result = await seedFromMeshConfig(this.repository, file, { who: 'router-seed' });
     this.logger.info(
-      { event: 'seed', seeded: result.seeded, epoch: result.epoch },
-      'routing table seed',
+      { event: 'seed', seeded: result.seeded, epoch: result.epoch, file },
+      describeSeed(result, file),
     );
   }
 }

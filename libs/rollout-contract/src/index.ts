@@ -4,6 +4,7 @@ export {
   acceptsCommand,
   canTransition,
 } from './rollout.transitions';
+export { roundForPeople, roundMetrics } from './rollout.numbers';
 export {
   OPERATOR_COMMANDS,
   ROLLOUT_STATES,

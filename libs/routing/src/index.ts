@@ -17,7 +17,7 @@ export {
   type RoutingTableRepositoryOptions,
   type SeedResult,
 } from './routing-table.repository';
-export { seedFromMeshConfig, type SeedFromFileOptions } from './routing-seed';
+export { describeSeed, seedFromMeshConfig, type SeedFromFileOptions } from './routing-seed';
 export {
   formatPath,
   parseRoute,
@@ -106,6 +106,8 @@ export {
   type ShadowAgreementSource,
   type TrafficSignalQuery,
   type TrafficSignalSource,
+  type TrafficVersionRef,
+  type TrafficVersionsSource,
   type VersionSignals,
 } from './traffic-signal.types';
 export {

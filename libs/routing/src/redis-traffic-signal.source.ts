@@ -5,6 +5,7 @@ import {
   SHADOW_AGREED,
   SHADOW_COMPARED,
   signalBucketKey,
+  type SignalField,
 } from './traffic-signal.keys';
 import {
   versionErrors,
@@ -12,6 +13,8 @@ import {
   type ShadowAgreementSource,
   type TrafficSignalQuery,
   type TrafficSignalSource,
+  type TrafficVersionRef,
+  type TrafficVersionsSource,
   type VersionSignals,
 } from './traffic-signal.types';
 
@@ -28,7 +31,9 @@ export interface RedisTrafficSignalSourceOptions {
  * buckets are chosen by their own timestamps, so a caller with an injected clock reads exactly
  * the buckets it means.
  */
-export class RedisTrafficSignalSource implements TrafficSignalSource, ShadowAgreementSource {
+export class RedisTrafficSignalSource
+  implements TrafficSignalSource, ShadowAgreementSource, TrafficVersionsSource
+{
   private readonly bucketMs: number;
 
   constructor(
@@ -74,24 +79,53 @@ export class RedisTrafficSignalSource implements TrafficSignalSource, ShadowAgre
     return { compared, agreed, agreement: compared > 0 ? agreed / compared : null };
   }
 
+  /** Distinct versions with requests in the window, ordered by task, model and version. */
+  async versionsWithTraffic(window: {
+    fromMs: number;
+    toMs: number;
+  }): Promise<TrafficVersionRef[]> {
+    const seen = new Map<string, TrafficVersionRef>();
+    for (const f of await this.window(window.fromMs, window.toMs, (f) => f.metric === 'r')) {
+      if (!(f.n > 0)) continue;
+      const { task, model, version } = f;
+      seen.set(`${task}\t${model}\t${version}`, { task, model, version });
+    }
+    return [...seen.values()].sort(
+      (a, b) =>
+        a.task.localeCompare(b.task) || a.model.localeCompare(b.model) || a.version - b.version,
+    );
+  }
+
   /** The window's fields that match the query, with their counts. */
   private async fields(q: TrafficSignalQuery): Promise<{ metric: string; n: number }[]> {
-    if (!(q.toMs > q.fromMs))
-      throw new RangeError(`empty window: toMs ${q.toMs} ≤ fromMs ${q.fromMs}`);
+    return this.window(
+      q.fromMs,
+      q.toMs,
+      (f) =>
+        f.task === q.task &&
+        (q.model === undefined || f.model === q.model) &&
+        (q.version === undefined || f.version === q.version),
+    );
+  }
+
+  /** The fields of the window's buckets that `keep` accepts, parsed, with their counts. */
+  private async window(
+    fromMs: number,
+    toMs: number,
+    keep: (f: SignalField) => boolean,
+  ): Promise<(SignalField & { n: number })[]> {
+    if (!(toMs > fromMs)) throw new RangeError(`empty window: toMs ${toMs} ≤ fromMs ${fromMs}`);
     const pipeline = this.redis.pipeline();
-    const first = Math.floor(q.fromMs / this.bucketMs) * this.bucketMs;
-    for (let start = first; start < q.toMs; start += this.bucketMs) {
+    const first = Math.floor(fromMs / this.bucketMs) * this.bucketMs;
+    for (let start = first; start < toMs; start += this.bucketMs) {
       pipeline.hgetall(signalBucketKey(this.options.keyPrefix, start));
     }
-    const out: { metric: string; n: number }[] = [];
+    const out: (SignalField & { n: number })[] = [];
     for (const [err, hash] of (await pipeline.exec()) ?? []) {
       if (err) throw err;
       for (const [field, value] of Object.entries(hash as Record<string, string>)) {
         const f = parseSignalField(field);
-        if (!f || f.task !== q.task) continue;
-        if (q.model !== undefined && f.model !== q.model) continue;
-        if (q.version !== undefined && f.version !== q.version) continue;
-        out.push({ metric: f.metric, n: Number(value) });
+        if (f && keep(f)) out.push({ ...f, n: Number(value) });
       }
     }
     return out;

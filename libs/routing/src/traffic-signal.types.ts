@@ -48,6 +48,21 @@ export interface TrafficSignalSource {
   read(q: TrafficSignalQuery): Promise<VersionSignals>;
 }
 
+/** One (task, model, version) that served requests. */
+export interface TrafficVersionRef {
+  task: string;
+  model: string;
+  version: number;
+}
+
+/**
+ * Which versions served requests in a window, whether the routing table still names them or
+ * not: a dashboard keeps a version a rollout retired while its traffic is in the window.
+ */
+export interface TrafficVersionsSource {
+  versionsWithTraffic(window: { fromMs: number; toMs: number }): Promise<TrafficVersionRef[]>;
+}
+
 /**
  * Outcomes that count as the version's error: the server-side classes (HTTP 5xx). Client
  * mistakes (bad input, text too long) count as requests only, so users cannot fail a gate.

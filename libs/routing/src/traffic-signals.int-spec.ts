@@ -166,6 +166,31 @@ describe('TrafficSignalRecorder + RedisTrafficSignalSource (real Redis)', () => 
     expect(await redis.pexpiretime(keys[0]!)).toBe(T0 + BUCKET + 3600_000);
   });
 
+  it('lists the versions that served requests in a window, shadow-only ones left out', async () => {
+    const { clock, recorder, source } = setup();
+    const a = recorder();
+    a.record(sample(2));
+    a.record({ ...sample(1), task: 'intent', model: 'intent-zh' });
+    a.recordShadow({
+      task: 'question-type',
+      model: 'question-type-zh',
+      version: 3,
+      compared: 2,
+      agreed: 2,
+    });
+    clock.set(T0 + BUCKET);
+    a.record(sample(1, 'INTERNAL'));
+    await a.close();
+    expect(await source.versionsWithTraffic({ fromMs: T0, toMs: T0 + 2 * BUCKET })).toEqual([
+      { task: 'intent', model: 'intent-zh', version: 1 },
+      { task: 'question-type', model: 'question-type-zh', version: 1 },
+      { task: 'question-type', model: 'question-type-zh', version: 2 },
+    ]);
+    expect(
+      await source.versionsWithTraffic({ fromMs: T0 + BUCKET, toMs: T0 + 2 * BUCKET }),
+    ).toEqual([{ task: 'question-type', model: 'question-type-zh', version: 1 }]);
+  });
+
   it('refuses an empty window', async () => {
     const { source } = setup();
     await expect(source.read({ task: 't', fromMs: T0, toMs: T0 })).rejects.toThrow(/empty window/);

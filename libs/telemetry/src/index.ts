@@ -16,6 +16,13 @@ export { createMetricsRegistry } from './metrics.registry';
 export { NestPinoLogger } from './nest-logger';
 export { OpenStreamsRegistry } from './open-streams.registry';
 export {
+  errorBodySchema,
+  OpenApiDocs,
+  type ApiAuthScheme,
+  type ApiOperation,
+  type OpenApiDocsOptions,
+} from './openapi-docs';
+export {
   runReadiness,
   type ReadinessCheck,
   type ReadinessReport,

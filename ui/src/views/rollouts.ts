@@ -2,6 +2,7 @@ import {
   OPERATOR_COMMANDS,
   acceptsCommand,
   isTerminal,
+  roundForPeople,
   type OperatorCommandKind,
   type RolloutView as Rollout,
 } from '@mesh/rollout-contract';
@@ -74,8 +75,7 @@ export const rolloutsView: ViewFactory = (root, ctx) => {
               t.metrics
                 ? Object.entries(t.metrics)
                     .map(
-                      ([k, v]) =>
-                        `${k}=${typeof v === 'number' ? Math.round(v * 1000) / 1000 : String(v)}`,
+                      ([k, v]) => `${k}=${typeof v === 'number' ? roundForPeople(v) : String(v)}`,
                     )
                     .join(' ')
                 : '—',

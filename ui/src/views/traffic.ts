@@ -1,3 +1,4 @@
+import { roundForPeople } from '@mesh/rollout-contract';
 import uPlot from 'uplot';
 import { fmt, h, pct, table } from '../dom';
 import type { ViewFactory } from '../view';
@@ -14,6 +15,8 @@ interface Row {
   task: string;
   model: string;
   version: number;
+  /** No longer in the route (e.g. a rollout retired it) but it had traffic in the window. */
+  retired: boolean;
   summary: Signals;
   series: {
     ratePerSecond: number[];
@@ -32,7 +35,15 @@ interface TrafficData {
 
 const COLORS = ['#0b5cad', '#c2410c', '#1a7f37', '#7c3aed', '#b42318', '#0e7490'];
 
-/** Traffic: per task and version, the last 15 minutes as the rollout gates read them. */
+/** `v1`, or `v1 (retired)` for a version the route no longer names. */
+function versionLabel(r: Row): string {
+  return r.retired ? `v${r.version} (retired)` : `v${r.version}`;
+}
+
+/**
+ * Traffic: per task and version, the last 15 minutes as the rollout gates read them; a version
+ * a rollout retired stays, marked, while its traffic is in the window.
+ */
 export const trafficView: ViewFactory = (root) => {
   let charts: uPlot[] = [];
 
@@ -56,10 +67,11 @@ export const trafficView: ViewFactory = (root) => {
         series: [
           {},
           ...rows.map((r, i) => ({
-            label: `v${r.version}`,
+            label: versionLabel(r),
             stroke: COLORS[i % COLORS.length],
             width: 2,
-            value: (_u: uPlot, v: number | null) => (v === null ? '—' : `${fmt(v, 2)} ${unit}`),
+            value: (_u: uPlot, v: number | null) =>
+              v === null ? '—' : `${roundForPeople(v)} ${unit}`,
           })),
         ],
         axes: [{}, { label: unit, size: 60 }],
@@ -89,9 +101,13 @@ export const trafficView: ViewFactory = (root) => {
             rows.map((r) =>
               h(
                 'tr',
-                { 'data-version': `${r.model}/${r.version}` },
+                {
+                  'data-version': `${r.model}/${r.version}`,
+                  'data-retired': r.retired,
+                  class: r.retired ? 'muted' : undefined,
+                },
                 h('td', {}, r.model),
-                h('td', {}, `v${r.version}`),
+                h('td', {}, versionLabel(r)),
                 h('td', { class: 'num', 'data-requests': r.summary.requests }, r.summary.requests),
                 h('td', { class: 'num' }, fmt(r.summary.ratePerSecond, 2)),
                 h(
@@ -129,7 +145,7 @@ export const trafficView: ViewFactory = (root) => {
         ),
         ...(sections.length > 0
           ? sections
-          : [h('section', { class: 'card' }, 'No routed versions.')]),
+          : [h('section', { class: 'card' }, 'No routed versions and no traffic in the window.')]),
       );
     },
     dispose() {

@@ -21,20 +21,29 @@ const CSP = [
   "frame-ancestors 'none'",
 ].join('; ');
 
+/** Where the dashboard lives (its assets are `/ui/<file>`). */
+export const DASHBOARD_PATH = '/ui';
+
 /**
  * `/ui`: the operator dashboard's static page. Public like any login page — every datum it
- * shows comes from `/v1/dashboard` and `/v1/rollouts`, which need the admin key.
+ * shows comes from `/v1/dashboard` and `/v1/rollouts`, which need the admin key. The
+ * coordinator's root sends people to it (and `/ui/`, see DashboardModule).
  */
-@Controller('ui')
+@Controller()
 export class DashboardUiController {
   constructor(@Inject(DASHBOARD_UI_DIR) private readonly dir: string) {}
 
   @Get()
+  root(@Res() reply: FastifyReply): Promise<void> {
+    return redirectToDashboard(reply);
+  }
+
+  @Get('ui')
   index(@Res() reply: FastifyReply): Promise<void> {
     return this.send(reply, 'index.html');
   }
 
-  @Get(':file')
+  @Get('ui/:file')
   asset(@Res() reply: FastifyReply, @Param('file') file: string): Promise<void> {
     return this.send(reply, file);
   }
@@ -53,4 +62,12 @@ export class DashboardUiController {
       .header('cache-control', 'no-cache')
       .send(body);
   }
+}
+
+/**
+ * 302, not 308: browsers keep a permanent redirect forever, and the root may answer something
+ * else one day. A redirect rather than the page itself, so the dashboard has one address.
+ */
+export async function redirectToDashboard(reply: FastifyReply): Promise<void> {
+  await reply.redirect(DASHBOARD_PATH, 302);
 }

@@ -1,5 +1,14 @@
 import { resolve } from 'node:path';
-import { type DynamicModule, type InjectionToken, Module, type Provider } from '@nestjs/common';
+import {
+  type DynamicModule,
+  Inject,
+  type InjectionToken,
+  Module,
+  type OnModuleInit,
+  type Provider,
+} from '@nestjs/common';
+import { HttpAdapterHost } from '@nestjs/core';
+import type { FastifyInstance } from 'fastify';
 import type { JobRepository } from '@mesh/jobs';
 import type { KServeClient } from '@mesh/kserve';
 import type {
@@ -8,12 +17,17 @@ import type {
   RouterHeartbeatRepository,
   RoutingTableRepository,
   TrafficSignalSource,
+  TrafficVersionsSource,
 } from '@mesh/routing';
 import { ADMIN_AUTHENTICATOR, AdminKeyGuard, OpenStreamsRegistry } from '@mesh/telemetry';
 import type { Clock } from '../rollout/rollout.ports';
 import type { RolloutRepository } from '../rollout/rollout.repository';
 import type { RolloutService } from '../rollout/rollout.service';
-import { DashboardUiController } from './dashboard-ui.controller';
+import {
+  DASHBOARD_PATH,
+  DashboardUiController,
+  redirectToDashboard,
+} from './dashboard-ui.controller';
 import { DashboardController } from './dashboard.controller';
 import type { DashboardFeeds } from './dashboard.feeds';
 import { DASHBOARD_FEEDS, DASHBOARD_UI_DIR } from './dashboard.tokens';
@@ -29,7 +43,8 @@ export interface DashboardDeps {
   clock: Clock;
   table: RoutingTableRepository;
   heartbeats: RouterHeartbeatRepository;
-  signals: TrafficSignalSource;
+  /** Per-version traffic, and which versions had any (retired ones stay in the Traffic view). */
+  signals: TrafficSignalSource & TrafficVersionsSource;
   routeValidator: Pick<RouteEditValidator, 'check'>;
   rollouts: Pick<RolloutService, 'list'>;
   rolloutRepository: Pick<RolloutRepository, 'activeId'>;
@@ -61,7 +76,18 @@ const DASHBOARD_DEPS = Symbol('DASHBOARD_DEPS');
 
 /** `/ui` and `/v1/dashboard`, behind the same admin key as the rollout API. */
 @Module({})
-export class DashboardModule {
+export class DashboardModule implements OnModuleInit {
+  constructor(@Inject(HttpAdapterHost) private readonly http: HttpAdapterHost) {}
+
+  /**
+   * `/ui/` (typed or pasted with the slash) goes to the page too. Nest strips trailing slashes
+   * from its routes and does not route `/ui/` to `ui/:file`, so this one route is Fastify's.
+   */
+  onModuleInit(): void {
+    this.http.httpAdapter
+      .getInstance<FastifyInstance>()
+      .get(`${DASHBOARD_PATH}/`, (_request, reply) => redirectToDashboard(reply));
+  }
   static register(deps: DashboardDeps): DynamicModule {
     return DashboardModule.module({ provide: DASHBOARD_DEPS, useValue: deps });
   }

@@ -13,7 +13,7 @@ import { RolloutConflictError } from '../rollout/rollout.errors';
 import type { RolloutRepository } from '../rollout/rollout.repository';
 
 /** `PUT /v1/dashboard/routes/:tenant/:task/weights`: the new weights and the epoch they were read at. */
-const weightsEditSchema = z
+export const weightsEditSchema = z
   .object({
     expectedEpoch: z.number().int().nonnegative(),
     versions: z

@@ -1,4 +1,12 @@
-import type { RoutingTableRepository, TrafficSignalSource, VersionSignals } from '@mesh/routing';
+import { roundForPeople } from '@mesh/rollout-contract';
+import type {
+  RoutingTable,
+  RoutingTableRepository,
+  TrafficSignalSource,
+  TrafficVersionRef,
+  TrafficVersionsSource,
+  VersionSignals,
+} from '@mesh/routing';
 import type { Clock } from '../rollout/rollout.ports';
 
 /** Per-step values of one version, aligned with TrafficView.times. */
@@ -9,11 +17,14 @@ export interface TrafficSeries {
   p99Ms: (number | null)[];
 }
 
-export interface TrafficRow {
-  task: string;
-  model: string;
-  version: number;
-  /** The whole window, as a rollout gate would read it. */
+/** A version the view shows: one the table names, or one that served requests in the window. */
+export interface TrafficVersion extends TrafficVersionRef {
+  /** The routing table no longer names it (e.g. a rollout retired it); its tail still shows. */
+  retired: boolean;
+}
+
+export interface TrafficRow extends TrafficVersion {
+  /** The whole window, as a rollout gate would read it (rounded for people). */
   summary: VersionSignals;
   series: TrafficSeries;
 }
@@ -39,7 +50,8 @@ export interface TrafficViewOptions {
 /**
  * The Traffic view: per task and version, the window's totals and a series, read through the
  * same TrafficSignalSource the rollout gates use. Versions are those the routing table names
- * (weights and shadows), so a version that stopped getting traffic still shows its tail.
+ * (weights and shadows) and those that served requests in the window, so a version a rollout
+ * retired keeps its traffic on screen, marked retired, until the window moves past it.
  */
 export class TrafficViewReader {
   private readonly windowMs: number;
@@ -47,7 +59,7 @@ export class TrafficViewReader {
   private readonly bucketMs: number;
 
   constructor(
-    private readonly signals: TrafficSignalSource,
+    private readonly signals: TrafficSignalSource & TrafficVersionsSource,
     private readonly table: Pick<RoutingTableRepository, 'load'>,
     private readonly clock: Clock,
     options: TrafficViewOptions = {},
@@ -62,45 +74,70 @@ export class TrafficViewReader {
     const fromMs = toMs - this.windowMs;
     const times: number[] = [];
     for (let t = fromMs; t < toMs; t += this.stepMs) times.push(t);
+    const [table, served] = await Promise.all([
+      this.table.load(),
+      this.signals.versionsWithTraffic({ fromMs, toMs }),
+    ]);
     const rows = await Promise.all(
-      (await this.versions()).map(async (v): Promise<TrafficRow> => {
+      trafficVersions(table, served).map(async (v): Promise<TrafficRow> => {
+        const ref = { task: v.task, model: v.model, version: v.version };
         const [summary, ...steps] = await Promise.all([
-          this.signals.read({ ...v, fromMs, toMs }),
+          this.signals.read({ ...ref, fromMs, toMs }),
           ...times.map((t) =>
-            this.signals.read({ ...v, fromMs: t, toMs: Math.min(toMs, t + this.stepMs) }),
+            this.signals.read({ ...ref, fromMs: t, toMs: Math.min(toMs, t + this.stepMs) }),
           ),
         ]);
-        return {
-          ...v,
-          summary: summary,
-          series: {
-            ratePerSecond: steps.map((s) => round(s.ratePerSecond)),
-            errorRate: steps.map((s) => round(s.errorRate)),
-            p50Ms: steps.map((s) => s.p50Ms),
-            p99Ms: steps.map((s) => s.p99Ms),
-          },
-        };
+        return { ...v, summary: roundedSignals(summary), series: seriesOf(steps) };
       }),
     );
     return { fromMs, toMs, stepMs: this.stepMs, times, rows };
   }
-
-  /** Distinct (task, model, version) the table routes or shadows, in table order. */
-  private async versions(): Promise<{ task: string; model: string; version: number }[]> {
-    const table = await this.table.load();
-    const seen = new Map<string, { task: string; model: string; version: number }>();
-    for (const route of table?.routes ?? []) {
-      const versions = route.versions.map((v) => v.version);
-      if (route.shadow) versions.push(route.shadow.version);
-      for (const version of versions) {
-        const ref = { task: route.task, model: route.model, version };
-        seen.set(`${ref.task}\t${ref.model}\t${version}`, ref);
-      }
-    }
-    return [...seen.values()];
-  }
 }
 
-function round(n: number): number {
-  return Math.round(n * 1000) / 1000;
+/**
+ * The versions of the view: those the table routes or shadows, in table order, then those that
+ * served requests in the window but that the table no longer names (retired), in the order
+ * given. The page groups rows by task, so a retired version shows beside its task's others.
+ */
+export function trafficVersions(
+  table: Pick<RoutingTable, 'routes'> | null,
+  served: readonly TrafficVersionRef[],
+): TrafficVersion[] {
+  const key = (r: TrafficVersionRef) => `${r.task}\t${r.model}\t${r.version}`;
+  const seen = new Map<string, TrafficVersion>();
+  for (const route of table?.routes ?? []) {
+    const versions = route.versions.map((v) => v.version);
+    if (route.shadow) versions.push(route.shadow.version);
+    for (const version of versions) {
+      const ref = { task: route.task, model: route.model, version, retired: false };
+      if (!seen.has(key(ref))) seen.set(key(ref), ref);
+    }
+  }
+  for (const ref of served) {
+    if (!seen.has(key(ref))) seen.set(key(ref), { ...ref, retired: true });
+  }
+  return [...seen.values()];
+}
+
+function roundedSignals(s: VersionSignals): VersionSignals {
+  return {
+    ...s,
+    errorRate: roundForPeople(s.errorRate),
+    ratePerSecond: roundForPeople(s.ratePerSecond),
+    p50Ms: nullable(s.p50Ms),
+    p99Ms: nullable(s.p99Ms),
+  };
+}
+
+function seriesOf(steps: readonly VersionSignals[]): TrafficSeries {
+  return {
+    ratePerSecond: steps.map((s) => roundForPeople(s.ratePerSecond)),
+    errorRate: steps.map((s) => roundForPeople(s.errorRate)),
+    p50Ms: steps.map((s) => nullable(s.p50Ms)),
+    p99Ms: steps.map((s) => nullable(s.p99Ms)),
+  };
+}
+
+function nullable(n: number | null): number | null {
+  return n === null ? null : roundForPeople(n);
 }

@@ -1,6 +1,7 @@
 import {
   TRANSITIONS,
   canTransition,
+  roundMetrics,
   type RolloutState,
   type TransitionMetrics,
 } from '@mesh/rollout-contract';
@@ -30,7 +31,8 @@ export function move(
     to,
     step: r.step,
     reason,
-    ...(metrics && Object.keys(metrics).length > 0 ? { metrics } : {}),
+    // Rounded here, once, so the API, the dashboard and the CLI show the same readable values.
+    ...(metrics && Object.keys(metrics).length > 0 ? { metrics: roundMetrics(metrics) } : {}),
   });
   r.state = to;
   r.enteredAt = now;

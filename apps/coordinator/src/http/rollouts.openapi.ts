@@ -1,0 +1,62 @@
+import { OPERATOR_COMMANDS } from '@mesh/rollout-contract';
+import { z } from 'zod';
+import type { ApiDocs } from '../openapi/api-docs';
+import { planSchema } from '../rollout/rollout-plan.schema';
+import { rolloutListSchema, rolloutViewSchema } from './rollout-response.schemas';
+
+/** The rollout API (`RolloutsController`); operator guide: docs/rollouts.md. */
+export function describeRolloutsApi(docs: ApiDocs): void {
+  const view = docs.schema('RolloutView', rolloutViewSchema);
+  const common = { tag: 'rollouts', auth: 'admin' } as const;
+  const rolloutId = z.string().describe('the id answered by POST /v1/rollouts');
+  docs.operation({
+    ...common,
+    method: 'post',
+    path: '/v1/rollouts',
+    summary: 'Schedule a rollout of a route to a new model version',
+    description:
+      'The plan is checked whole (every problem in one 400 INVALID_PLAN), then against the ' +
+      'model repository and the routing table (422 PLAN_REJECTED). One unfinished rollout per ' +
+      '(tenant, task). The leader carries it out: load everywhere, window and low load, warm-up, ' +
+      'shadow, canary steps with gates, bake, promote or roll back, drain.',
+    body: docs.schema('RolloutPlan', planSchema),
+    response: { status: 201, description: 'the rollout, pending', schema: view },
+    errors: ['INVALID_PLAN', 'PLAN_REJECTED', 'ROLLOUT_CONFLICT', 'ROUTING_TABLE_MISSING'],
+  });
+  docs.operation({
+    ...common,
+    method: 'get',
+    path: '/v1/rollouts',
+    summary: 'The newest 100 rollouts, newest first, each with its timeline',
+    response: {
+      description: 'the rollouts',
+      schema: docs.schema('RolloutList', rolloutListSchema),
+    },
+    errors: [],
+  });
+  docs.operation({
+    ...common,
+    method: 'get',
+    path: '/v1/rollouts/{id}',
+    summary: 'One rollout: state, step, weights and timeline',
+    params: z.object({ id: rolloutId }),
+    response: { description: 'the rollout', schema: view },
+    errors: ['ROLLOUT_NOT_FOUND'],
+  });
+  docs.operation({
+    ...common,
+    method: 'post',
+    path: '/v1/rollouts/{id}/{command}',
+    summary: 'Pause, resume, abort or promote a rollout',
+    description:
+      'Accepted (202) and queued on the rollout; the leader carries it out at its next tick. ' +
+      'Which commands a state accepts is `COMMANDS_ACCEPTED` (docs/rollouts.md); the others ' +
+      'answer 409 INVALID_COMMAND.',
+    params: z.object({
+      id: rolloutId,
+      command: z.enum(OPERATOR_COMMANDS),
+    }),
+    response: { status: 202, description: 'the rollout with its pending command', schema: view },
+    errors: ['INVALID_ARGUMENT', 'ROLLOUT_NOT_FOUND', 'INVALID_COMMAND', 'REVISION_CONFLICT'],
+  });
+}

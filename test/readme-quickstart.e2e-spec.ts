@@ -6,7 +6,6 @@ import { createRedis, closeRedis } from '@mesh/config';
 import { parse as parseYaml } from 'yaml';
 import { hostPort } from './router-e2e.helpers';
 import { ROOT, uniquePrefix } from './support/app-process';
-import { pollUntil } from './support/poll';
 import { commandsOf, fencedBlocks } from './support/readme-blocks';
 
 /**
@@ -256,15 +255,20 @@ beforeAll(async () => {
   });
   up.stdout!.on('data', (d: Buffer) => (upOutput += d.toString()));
   up.stderr!.on('data', (d: Buffer) => (upOutput += d.toString()));
-  const event = await pollUntil(
-    () => {
-      if (up?.exitCode !== null) throw new Error(`npm run up exited with ${up?.exitCode}`);
+  // The `mesh-up` line, or the end of `npm run up` when a mesh fails to start.
+  const event = await new Promise<MeshUpEvent>((resolve, reject) => {
+    const fail = (why: string) => {
+      clearTimeout(timer);
+      reject(new Error(`${why}; output:\n${upOutput.slice(-3000)}`));
+    };
+    const timer = setTimeout(() => fail('the mesh did not come up within 180 s'), 180_000);
+    up!.stdout!.on('data', () => {
       const line = upOutput.split('\n').find((l) => l.startsWith('{"event":"mesh-up"'));
-      return line ? (JSON.parse(line) as MeshUpEvent) : undefined;
-    },
-    { timeoutMs: 180_000, intervalMs: 250, what: 'the mesh to come up' },
-  ).catch((err: Error) => {
-    throw new Error(`${err.message}; output:\n${upOutput.slice(-3000)}`);
+      if (!line) return;
+      clearTimeout(timer);
+      resolve(JSON.parse(line) as MeshUpEvent);
+    });
+    up!.once('exit', (code) => fail(`npm run up exited with ${code}`));
   });
   expect(event.ready).toBe(true);
   urls = event.urls;
@@ -272,9 +276,11 @@ beforeAll(async () => {
 
 afterAll(async () => {
   if (up && up.exitCode === null && up.signalCode === null) {
+    let timer: NodeJS.Timeout | undefined;
     const exited = new Promise((resolve) => up!.once('exit', resolve));
     up.kill('SIGINT');
-    await Promise.race([exited, new Promise((r) => setTimeout(r, 30_000))]);
+    await Promise.race([exited, new Promise((r) => (timer = setTimeout(r, 30_000)))]);
+    clearTimeout(timer);
     killGroup(up);
   }
   for (const file of written) {

@@ -1,6 +1,8 @@
 /**
  * Operator commands against the routing table in Redis:
  *   npm run mesh -- reseed        replace the stored table with MESH_CONFIG (audited)
+ *   npm run mesh -- reset --yes   back to the seeded demo: reseed, drop rollouts, desired
+ *                                 versions, bulk jobs and queues (see reset-cli/)
  *   npm run mesh -- show          print the current table and epoch
  *   npm run mesh -- audit [n]     print the newest n audit entries (default 20)
  *   npm run mesh -- rollout …     the coordinator's rollout API (see rollout-cli/)
@@ -13,16 +15,18 @@ import { RoutingTableRepository, describeSeed, seedFromMeshConfig } from '@mesh/
 import { z } from 'zod';
 import { runJobCommand } from './job-cli';
 import { runModelCommand } from './model-cli/model-cli.command';
+import { runResetCommand } from './reset-cli/reset-cli.command';
 import { rolloutCommand } from './rollout-cli/rollout-cli.command';
 
 const USAGE =
-  'usage: npm run mesh -- reseed | show | audit [n] | model add|check ... | rollout ... | job ...';
+  'usage: npm run mesh -- reseed | reset [--yes] [--prefix P] | show | audit [n] | model add|check ... | rollout ... | job ...';
 
 async function main(): Promise<number> {
   const [command, arg] = process.argv.slice(2);
   if (command === 'model') return runModelCommand(process.argv.slice(3));
   if (command === 'rollout') return rolloutCommand(process.argv.slice(3));
   if (command === 'job') return runJobCommand(process.argv.slice(3));
+  if (command === 'reset') return runResetCommand(process.argv.slice(3));
   const config = loadConfig('mesh', {
     REDIS_URL: redisUrl,
     REDIS_KEY_PREFIX: keyPrefix,

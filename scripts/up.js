@@ -2,10 +2,12 @@
 // `npm run up`: installs what is missing, generates the demo models, finds or starts Redis,
 // builds, then runs model-host, router, batch-worker and coordinator as processes with
 // prefixed logs, prints their URLs, and stops them all on Ctrl-C.
+// `npm run up -- --fresh` first returns Redis to the seeded demo (`npm run mesh -- reset --yes`).
 'use strict';
 const { spawn } = require('node:child_process');
 const { existsSync, readFileSync } = require('node:fs');
 const { join } = require('node:path');
+const { parseArgs } = require('node:util');
 const { formatLogLine } = require('./lib/log-line');
 const setup = require('./lib/setup');
 
@@ -115,7 +117,31 @@ function grpcAddress(url) {
   return url.replace(/^grpc:\/\//, '');
 }
 
+/**
+ * `--fresh`: `npm run mesh -- reset --yes` against the Redis and key prefix the apps will use
+ * (it refuses a Redis off this machine or a MESH_CONFIG other than the demo's).
+ */
+function resetToSeed(redisUrl) {
+  console.log('> resetting to the seeded demo (--fresh): npm run mesh -- reset --yes');
+  const args = [join(setup.ROOT, 'scripts', 'run-ts.js'), join(setup.ROOT, 'scripts', 'mesh.ts')];
+  return new Promise((resolve, reject) => {
+    const proc = spawn(process.execPath, [...args, 'reset', '--yes'], {
+      cwd: setup.ROOT,
+      env: { ...process.env, REDIS_URL: redisUrl },
+      stdio: ['ignore', 'inherit', 'inherit'],
+    });
+    proc.on('error', reject);
+    proc.on('exit', (code, signal) =>
+      code === 0 ? resolve() : reject(new Error(`--fresh: the reset failed (${signal || code})`)),
+    );
+  });
+}
+
 async function main() {
+  const { values: flags } = parseArgs({
+    args: process.argv.slice(2),
+    options: { fresh: { type: 'boolean', default: false } },
+  });
   if (process.env.MESH_UP_SKIP_SETUP !== '1') {
     setup.ensureInstalled();
     setup.ensureModels();
@@ -123,6 +149,7 @@ async function main() {
   const { url: redisUrl, proc: redis } = await setup.ensureRedis();
   if (redis) children.set('redis', redis);
   if (process.env.MESH_UP_SKIP_SETUP !== '1') setup.build();
+  if (flags.fresh) await resetToSeed(redisUrl);
   const adminKey = process.env.ADMIN_API_KEY || 'mesh-admin-demo-key';
   const env = { REDIS_URL: redisUrl, ADMIN_API_KEY: adminKey };
   process.on('SIGINT', () => void stopAll(0));

@@ -33,6 +33,16 @@ export class JobKeys {
     return `${this.prefix}:{job:*}:changes`;
   }
 
+  /** Pattern matching every key of every job under this prefix (meta, chunks, items, results). */
+  jobPattern(): string {
+    return `${this.prefix}:{job:*}:*`;
+  }
+
+  /** Pattern matching the shared `{jobs}` keys: tenant and admin indexes, quotas, idempotency. */
+  indexPattern(): string {
+    return `${this.prefix}:{jobs}:*`;
+  }
+
   /** Sorted set of a tenant's job ids by creation time. */
   byTenant(tenant: string): string {
     return `${this.prefix}:{jobs}:tenant:${tenant}`;

@@ -1,4 +1,5 @@
 import type { Redis } from 'ioredis';
+import { RolloutKeys } from '../rollout/rollout.keys';
 import type { DesiredVersions } from '../rollout/rollout.ports';
 
 /** model → versions every backend should serve, as the last rollout decided (Redis hash). */
@@ -9,7 +10,7 @@ export class RedisDesiredVersions implements DesiredVersions {
     private readonly redis: Redis,
     keyPrefix: string,
   ) {
-    this.key = `${keyPrefix}:{routes}:rollouts:desired`;
+    this.key = new RolloutKeys(keyPrefix).desired();
   }
 
   async set(model: string, versions: number[]): Promise<void> {

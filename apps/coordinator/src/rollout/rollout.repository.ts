@@ -2,6 +2,7 @@ import type { Redis } from 'ioredis';
 import { isTerminal } from '@mesh/rollout-contract';
 import { FencedWriteError, type Fence } from '@mesh/routing';
 import { RevisionConflictError, RolloutConflictError } from './rollout.errors';
+import { RolloutKeys } from './rollout.keys';
 import { CREATE_ROLLOUT_SCRIPT, SAVE_ROLLOUT_SCRIPT } from './rollout.scripts';
 import type { RolloutRecord } from './rollout.types';
 
@@ -10,13 +11,13 @@ import type { RolloutRecord } from './rollout.types';
  * leader's fencing token atomically, like the table's own compare-and-swap does.
  */
 export class RolloutRepository {
-  private readonly base: string;
+  private readonly keys: RolloutKeys;
 
   constructor(
     private readonly redis: Redis,
     keyPrefix: string,
   ) {
-    this.base = `${keyPrefix}:{routes}:rollouts`;
+    this.keys = new RolloutKeys(keyPrefix);
   }
 
   /** Stores a new record; RolloutConflictError when its (tenant, task) has an active rollout. */
@@ -88,14 +89,14 @@ export class RolloutRepository {
   }
 
   private recordKey(id: string): string {
-    return `${this.base}:record:${id}`;
+    return this.keys.record(id);
   }
 
   private indexKey(): string {
-    return `${this.base}:index`;
+    return this.keys.index();
   }
 
   private activeKey(tenant: string, task: string): string {
-    return `${this.base}:active:${tenant}/${task}`;
+    return this.keys.active(tenant, task);
   }
 }

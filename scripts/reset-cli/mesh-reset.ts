@@ -12,7 +12,7 @@ import {
   type RoutingTableData,
   type RoutingTableRepository,
 } from '@mesh/routing';
-import { RolloutKeys } from '../../apps/coordinator/src/rollout/rollout.keys';
+import { RolloutKeys } from '@mesh/rollout-contract';
 
 /** The kinds of state a reset removes, in the order it removes them. */
 export const RESET_KINDS = [

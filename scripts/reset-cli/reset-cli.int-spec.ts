@@ -10,7 +10,7 @@ import {
   routingKeys,
   type RoutingTableData,
 } from '@mesh/routing';
-import { RolloutKeys } from '../../apps/coordinator/src/rollout/rollout.keys';
+import { RolloutKeys } from '@mesh/rollout-contract';
 import { DEMO_SEED, runResetCommand } from './reset-cli.command';
 
 const REDIS_URL = 'redis://127.0.0.1:6379';

@@ -25,3 +25,4 @@ export {
   type TimelineEntry,
   type TransitionMetrics,
 } from './rollout.types';
+export { RolloutKeys } from './rollout.keys';

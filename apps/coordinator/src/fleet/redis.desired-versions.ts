@@ -1,5 +1,5 @@
 import type { Redis } from 'ioredis';
-import { RolloutKeys } from '../rollout/rollout.keys';
+import { RolloutKeys } from '@mesh/rollout-contract';
 import type { DesiredVersions } from '../rollout/rollout.ports';
 
 /** model → versions every backend should serve, as the last rollout decided (Redis hash). */

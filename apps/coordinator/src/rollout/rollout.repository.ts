@@ -2,7 +2,7 @@ import type { Redis } from 'ioredis';
 import { isTerminal } from '@mesh/rollout-contract';
 import { FencedWriteError, type Fence } from '@mesh/routing';
 import { RevisionConflictError, RolloutConflictError } from './rollout.errors';
-import { RolloutKeys } from './rollout.keys';
+import { RolloutKeys } from '@mesh/rollout-contract';
 import { CREATE_ROLLOUT_SCRIPT, SAVE_ROLLOUT_SCRIPT } from './rollout.scripts';
 import type { RolloutRecord } from './rollout.types';
 

@@ -1,4 +1,4 @@
-import type Redis from 'ioredis';
+import type { RedisClient } from '@mesh/config';
 import { JobKeys } from './job.keys';
 import { RELEASE_ITEMS, RESERVE_ITEMS, RESERVE_JOB } from './job.scripts';
 
@@ -28,7 +28,7 @@ export class JobQuotaLedger {
   private readonly keys: JobKeys;
 
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisClient,
     private readonly options: QuotaLedgerOptions,
   ) {
     this.keys = new JobKeys(options.keyPrefix);

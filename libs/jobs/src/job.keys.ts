@@ -23,14 +23,13 @@ export class JobKeys {
     return `${this.prefix}:{job:${jobId}}:out:${chunk}`;
   }
 
-  /** Pub/sub channel of a job's change notices (chunk written, state moved). */
+  /**
+   * Sharded pub/sub channel of a job's change notices (chunk written, state moved): SPUBLISH /
+   * SSUBSCRIBE. Its `{job:<id>}` tag puts it in the slot of the job's keys, so the job's
+   * scripts publish on it and a Cluster serves it from the shard that holds the job.
+   */
   changes(jobId: string): string {
     return `${this.prefix}:{job:${jobId}}:changes`;
-  }
-
-  /** Pattern matching every job's change channel under this prefix. */
-  changesPattern(): string {
-    return `${this.prefix}:{job:*}:changes`;
   }
 
   /** Pattern matching every key of every job under this prefix (meta, chunks, items, results). */

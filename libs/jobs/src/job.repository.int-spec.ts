@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { closeRedis, createRedis, type RedisClient } from '@mesh/config';
+import { JobKeys } from './job.keys';
 import { JobRepository } from './job.repository';
 import { JobUploadWriter } from './job-upload.writer';
 import type { ItemResult, JobRecord } from './job.types';
@@ -99,6 +100,34 @@ describe('JobRepository (real Redis)', () => {
     expect(await repo.finish('s1', 'completed', 5000)).toBe('cancelled');
     expect((await repo.get('s1'))?.finishedAt).toBe(3000);
     expect(await repo.markRunning('missing', 1)).toBeUndefined();
+  });
+
+  it("publishes a sharded notice on the job's channel per chunk write and move, none for a refused move", async () => {
+    await repo.commit(record('n1'));
+    const channel = new JobKeys(PREFIX).changes('n1');
+    const subscriber = createRedis('subscriber', { url: REDIS_URL, name: 'test-job.notices' });
+    const notices: string[] = [];
+    const marker = new Promise<void>((resolve) =>
+      subscriber.on('smessage', (from: string, message: string) => {
+        if (from !== channel) return;
+        if (message === 'end') resolve();
+        else notices.push(message);
+      }),
+    );
+    try {
+      await subscriber.ssubscribe(channel);
+      await repo.writeResults('n1', 0, [{ text: 'a' }], [ok]);
+      await repo.markRunning('n1', 1000);
+      await repo.finish('n1', 'completed', 2000);
+      await repo.finish('n1', 'cancelled', 3000);
+      await repo.markRunning('n1', 4000);
+      // Notices of one channel arrive in order: once the marker is in, every notice is.
+      await redis.spublish(channel, 'end');
+      await marker;
+      expect(notices).toEqual(['1', '1', '1']);
+    } finally {
+      await closeRedis(subscriber);
+    }
   });
 
   it('frees the quota and the inputs of a finished job', async () => {

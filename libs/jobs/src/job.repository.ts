@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type Redis from 'ioredis';
+import type { RedisClient } from '@mesh/config';
 import {
   decodeItems,
   decodeResults,
@@ -46,7 +46,7 @@ export class JobRepository {
   readonly quota: JobQuotaLedger;
 
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisClient,
     private readonly options: JobRepositoryOptions,
   ) {
     this.keys = new JobKeys(options.keyPrefix);
@@ -113,10 +113,11 @@ export class JobRepository {
     const failed = results.filter((r) => r.kind === 'error').length;
     const [first, tenant] = (await this.redis.eval(
       WRITE_CHUNK_RESULTS,
-      3,
+      4,
       this.keys.meta(jobId),
       this.keys.chunkStats(jobId),
       this.keys.results(jobId, chunk),
+      this.keys.changes(jobId),
       String(chunk),
       String(results.length - failed),
       String(failed),
@@ -124,7 +125,6 @@ export class JobRepository {
       String(this.options.retentionSeconds),
     )) as [number, string];
     if (first === 1 && tenant !== '') await this.quota.releaseItems(tenant, jobId, results.length);
-    await this.notify(jobId);
     return first === 1;
   }
 
@@ -217,20 +217,15 @@ export class JobRepository {
   ): Promise<JobState | undefined> {
     const after = await this.redis.eval(
       TRANSITION,
-      1,
+      2,
       this.keys.meta(jobId),
+      this.keys.changes(jobId),
       to,
       reason,
       stamp,
       ...from,
     );
-    if (after === to) await this.notify(jobId);
     return isJobState(after) ? after : undefined;
-  }
-
-  /** Wakes the streams following this job (JobChangeFeed); they poll too, so this may be lost. */
-  private async notify(jobId: string): Promise<void> {
-    await this.redis.publish(this.keys.changes(jobId), '1');
   }
 }
 

@@ -1,11 +1,13 @@
 /**
- * Lua scripts of the job store. Each touches one job's keys only (one `{job:<id>}` slot).
+ * Lua scripts of the job store. Each touches one job's keys only (one `{job:<id>}` slot); the
+ * job's change channel shares that tag, so a script may SPUBLISH on it (also on a Cluster).
  */
 
 /**
  * Writes one chunk's results idempotently: a retried chunk replaces its own result and the
  * job's counters move by the difference, so an item is never counted twice.
- * KEYS: meta, chunkStats, results. ARGV: chunk, succeeded, failed, payload, ttlSeconds.
+ * KEYS: meta, chunkStats, results, change channel. ARGV: chunk, succeeded, failed, payload,
+ * ttlSeconds. Publishes a change notice (SPUBLISH) on the job's channel.
  * Returns {1, tenant} on the first write of this chunk, {0, tenant} on a replacement (the
  * tenant, '' if the job is gone, lets the caller give back the chunk's quota items once).
  */
@@ -25,6 +27,7 @@ redis.call('HINCRBY', KEYS[1], 'succeeded', ok - pok)
 redis.call('HINCRBY', KEYS[1], 'failedItems', fail - pfail)
 redis.call('HINCRBY', KEYS[1], 'processed', ok + fail - pok - pfail)
 local tenant = redis.call('HGET', KEYS[1], 'tenant') or ''
+redis.call('SPUBLISH', KEYS[4], '1')
 if prev then return {0, tenant} end
 return {1, tenant}
 `;
@@ -32,7 +35,8 @@ return {1, tenant}
 /**
  * Moves a job to ARGV[1] when its current state is one of ARGV[4..]. ARGV[2] is the reason
  * ('' clears it), ARGV[3] a timestamp field to set ('field=value', or '' for none; an existing
- * startedAt is kept). KEYS: meta. Returns the state after the call ('' if the job is gone).
+ * startedAt is kept). KEYS: meta, change channel (a notice is published there when the job
+ * moved). Returns the state after the call ('' if the job is gone).
  */
 export const TRANSITION = `
 local state = redis.call('HGET', KEYS[1], 'state')
@@ -49,6 +53,7 @@ for i = 4, #ARGV do
         redis.call('HSET', KEYS[1], field, string.sub(ARGV[3], eq + 1))
       end
     end
+    redis.call('SPUBLISH', KEYS[2], '1')
     return ARGV[1]
   end
 end

@@ -65,9 +65,10 @@ export class JobQueryService {
     for (let chunk = Math.floor(from / job.chunkSize); chunk < job.chunks; chunk++) {
       let written = await this.repository.readResults(jobId, chunk);
       while (!written && !TERMINAL_STATES.has(job.state)) {
-        // Armed before the re-read, so a chunk written in between still wakes us.
+        // Armed (subscribed) before the re-read, so a chunk written in between still wakes us.
         const wait = this.changes.arm(jobId, signal);
         try {
+          await wait.armed;
           job = (await this.repository.get(jobId)) ?? { ...job, state: 'failed' };
           written = await this.repository.readResults(jobId, chunk);
           if (!written && !TERMINAL_STATES.has(job.state)) await wait.changed;
@@ -102,6 +103,7 @@ export class JobQueryService {
     for (;;) {
       const wait = this.changes.arm(jobId, signal);
       try {
+        await wait.armed;
         const record = await this.repository.get(jobId);
         if (!record) return;
         const view = jobStatusView(record, this.now());

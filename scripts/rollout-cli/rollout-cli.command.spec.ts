@@ -21,14 +21,52 @@ describe('rollout CLI commands', () => {
     if (savedUrl !== undefined) process.env.COORDINATOR_URL = savedUrl;
   });
 
-  it.each(OPERATOR_COMMANDS)('%s ID posts that command to the coordinator', async (command) => {
+  it.each(OPERATOR_COMMANDS.filter((c) => c !== 'undo'))(
+    '%s ID posts that command to the coordinator',
+    async (command) => {
+      const lines: string[] = [];
+      await expect(rolloutCommand([command, 'ro-1'], (l) => lines.push(l))).resolves.toBe(0);
+      expect(calls).toEqual([
+        { url: `http://127.0.0.1:8090/v1/rollouts/ro-1/${command}`, method: 'POST' },
+      ]);
+      expect(lines).toEqual([`ro-1 canary (${command} queued)`]);
+      expect(ROLLOUT_USAGE).toContain(`${command} ID`);
+    },
+  );
+
+  it.each([
+    [['undo', 'ro-1'], ''],
+    [['undo', 'ro-1', '--force'], '?force=true'],
+  ])('%j posts an undo and names the new rollout', async (args, query) => {
+    jest.mocked(globalThis.fetch).mockImplementation(async (input, init) => {
+      calls.push({ url: String(input), method: init?.method ?? 'GET' });
+      const view = {
+        id: 'ro-2',
+        state: 'pending',
+        undoOf: 'ro-1',
+        finalWeights: [
+          { version: 1, weight: 90 },
+          { version: 2, weight: 10 },
+        ],
+      };
+      return new Response(JSON.stringify(view), { status: 201 });
+    });
     const lines: string[] = [];
-    await expect(rolloutCommand([command, 'ro-1'], (l) => lines.push(l))).resolves.toBe(0);
+    await expect(rolloutCommand(args, (l) => lines.push(l))).resolves.toBe(0);
     expect(calls).toEqual([
-      { url: `http://127.0.0.1:8090/v1/rollouts/ro-1/${command}`, method: 'POST' },
+      { url: `http://127.0.0.1:8090/v1/rollouts/ro-1/undo${query}`, method: 'POST' },
     ]);
-    expect(lines).toEqual([`ro-1 canary (${command} queued)`]);
-    expect(ROLLOUT_USAGE).toContain(`${command} ID`);
+    expect(lines).toEqual([
+      'ro-2 pending (undo of ro-1: back to v1:90 v2:10)',
+      'follow it: npm run mesh -- rollout status ro-2 --watch',
+    ]);
+    expect(ROLLOUT_USAGE).toContain('undo ID [--force]');
+  });
+
+  it('refuses undo without an id or with an unknown option', async () => {
+    await expect(rolloutCommand(['undo'])).resolves.toBe(2);
+    await expect(rolloutCommand(['undo', 'ro-1', '--hard'])).resolves.toBe(2);
+    expect(calls).toEqual([]);
   });
 
   it('refuses an unknown command, or a command without an id, with the usage', async () => {

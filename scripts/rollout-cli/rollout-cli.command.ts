@@ -5,6 +5,8 @@
  *   rollout status ID [--watch]     state, weights and the timeline as a table; --watch then
  *                                   prints each transition until the rollout ends
  *   rollout pause|resume|abort|promote ID
+ *   rollout undo ID [--force]       a completed rollout: start a new one back to the weights it
+ *                                   started from; --force even if the route was edited since
  * Uses COORDINATOR_URL (default http://127.0.0.1:8090) and ADMIN_API_KEY.
  */
 import { readFileSync } from 'node:fs';
@@ -19,7 +21,7 @@ import {
 import { parse as parseYaml } from 'yaml';
 import { ERROR_TABLE, isErrorCode, type ErrorBody } from '@mesh/errors';
 
-export const ROLLOUT_USAGE = `usage: npm run mesh -- rollout create -f plan.yaml | list | status ID [--watch [--interval SECONDS]] | ${OPERATOR_COMMANDS.map((c) => `${c} ID`).join(' | ')}`;
+export const ROLLOUT_USAGE = `usage: npm run mesh -- rollout create -f plan.yaml | list | status ID [--watch [--interval SECONDS]] | ${OPERATOR_COMMANDS.map((c) => (c === 'undo' ? 'undo ID [--force]' : `${c} ID`)).join(' | ')}`;
 
 type Print = (line: string) => void;
 type Sleep = (ms: number) => Promise<void>;
@@ -62,7 +64,19 @@ export async function rolloutCommand(
     }
     return json;
   };
-  if (isOperatorCommand(sub) && rest[0]) {
+  if (sub === 'undo') {
+    const options = undoOptions(rest);
+    if (options) {
+      const query = options.force ? '?force=true' : '';
+      const r = (await call(
+        'POST',
+        `/v1/rollouts/${encodeURIComponent(options.id)}/undo${query}`,
+      )) as RolloutView;
+      print(`${r.id} ${r.state} (undo of ${options.id}: back to ${weightList(r.finalWeights)})`);
+      print(`follow it: npm run mesh -- rollout status ${r.id} --watch`);
+      return 0;
+    }
+  } else if (isOperatorCommand(sub) && rest[0]) {
     const r = (await call(
       'POST',
       `/v1/rollouts/${encodeURIComponent(rest[0])}/${sub}`,
@@ -115,6 +129,21 @@ export async function rolloutCommand(
   return 2;
 }
 
+/** `undo ID [--force]`; undefined when the arguments are not that. */
+export function undoOptions(args: string[]): { id: string; force: boolean } | undefined {
+  try {
+    const { values, positionals } = parseArgs({
+      args,
+      options: { force: { type: 'boolean' } },
+      allowPositionals: true,
+    });
+    const [id, ...extra] = positionals;
+    return id && extra.length === 0 ? { id, force: values.force ?? false } : undefined;
+  } catch {
+    return undefined; // an unknown option
+  }
+}
+
 interface StatusOptions {
   id: string;
   watch: boolean;
@@ -146,7 +175,11 @@ function parseStatusArgs(args: string[]) {
 }
 
 function printStatus(r: RolloutView, print: Print): void {
-  print(`${r.id}  ${r.plan.tenant}/${r.plan.task}  ${r.plan.model} → v${r.plan.toVersion}`);
+  const target = r.undoOf ? `undo of ${r.undoOf}, back to ${weightList(r.finalWeights)}` : '';
+  print(
+    `${r.id}  ${r.plan.tenant}/${r.plan.task}  ${r.plan.model} → ${target || `v${r.plan.toVersion}`}`,
+  );
+  if (r.undoneBy) print(`undone by ${r.undoneBy}`);
   print(`state ${r.state}, step ${r.step}/${r.plan.steps.length}, weights ${weights(r)}`);
   if (r.pendingCommand) print(`pending command: ${r.pendingCommand}`);
   print('');
@@ -206,7 +239,11 @@ export function transitionLine(t: TimelineEntry, steps: number): string {
 }
 
 function weights(r: RolloutView): string {
-  return r.weights.map((w) => `v${w.version}:${w.weight}`).join(' ');
+  return weightList(r.weights);
+}
+
+function weightList(list: readonly { version: number; weight: number }[]): string {
+  return list.map((w) => `v${w.version}:${w.weight}`).join(' ');
 }
 
 function metrics(t: TimelineEntry): string {

@@ -25,6 +25,7 @@ const expected: [string, number, GrpcStatus][] = [
   ['REVISION_CONFLICT', 409, G.ABORTED],
   ['FENCED', 409, G.ABORTED],
   ['ROLLOUT_CONFLICT', 409, G.FAILED_PRECONDITION],
+  ['ROUTE_CHANGED', 409, G.FAILED_PRECONDITION],
   ['INVALID_COMMAND', 409, G.FAILED_PRECONDITION],
   ['PAYLOAD_TOO_LARGE', 413, G.INVALID_ARGUMENT],
   ['TEXT_TOO_LONG', 413, G.INVALID_ARGUMENT],
@@ -73,6 +74,8 @@ const HTTP_FOR_GRPC: ReadonlyMap<GrpcStatus, readonly number[]> = new Map([
 const NEVER_ANSWERED = new Set([
   // ConfigError stops a process before it listens.
   'CONFIG_INVALID',
+  // RedisSettingsError: a Redis primary's settings refuse the boot (an evicting maxmemory-policy).
+  'REDIS_SETTINGS_REFUSED',
   // @mesh/kserve's BackendError: answered by the backend's gRPC status (BACKEND_GRPC_STATUS).
   'BACKEND_ERROR',
 ]);

@@ -37,6 +37,7 @@ export const ERROR_TABLE = {
   // The route's state refuses the call until an operator acts (another rollout, wrong state).
   ROLLOUT_CONFLICT: { http: 409, grpc: GrpcStatus.FAILED_PRECONDITION, retryable: false },
   INVALID_COMMAND: { http: 409, grpc: GrpcStatus.FAILED_PRECONDITION, retryable: false },
+  ROUTE_CHANGED: { http: 409, grpc: GrpcStatus.FAILED_PRECONDITION, retryable: false },
   PAYLOAD_TOO_LARGE: { http: 413, grpc: GrpcStatus.INVALID_ARGUMENT, retryable: false },
   TEXT_TOO_LONG: { http: 413, grpc: GrpcStatus.INVALID_ARGUMENT, retryable: false },
   BATCH_TOO_LARGE: { http: 413, grpc: GrpcStatus.INVALID_ARGUMENT, retryable: false },

@@ -12,7 +12,8 @@ import {
 } from './rollout.types';
 
 /** The state each command moves an accepting rollout to (resume: back where it was paused). */
-const COMMAND_TARGET: Record<Exclude<OperatorCommandKind, 'resume'>, RolloutState> = {
+// `undo` moves nothing: it starts a new rollout (see the test of completed below).
+const COMMAND_TARGET: Record<Exclude<OperatorCommandKind, 'resume' | 'undo'>, RolloutState> = {
   pause: 'paused',
   abort: 'aborted',
   promote: 'promoted',
@@ -20,12 +21,16 @@ const COMMAND_TARGET: Record<Exclude<OperatorCommandKind, 'resume'>, RolloutStat
 
 describe('rollout transition tables', () => {
   it.each(ROLLOUT_STATES.filter(isTerminal))(
-    '%s is left by no move and accepts no command',
+    '%s is left by no move and accepts no command but undo when completed',
     (s) => {
       expect(TRANSITIONS[s]).toEqual([]);
-      expect(COMMANDS_ACCEPTED[s]).toEqual([]);
+      expect(COMMANDS_ACCEPTED[s]).toEqual(s === 'completed' ? ['undo'] : []);
     },
   );
+
+  it('only a completed rollout can be undone', () => {
+    expect(ROLLOUT_STATES.filter((s) => acceptsCommand(s, 'undo'))).toEqual(['completed']);
+  });
 
   it.each(ROLLOUT_STATES.filter((s) => !isTerminal(s)))('%s can be aborted', (s) => {
     expect(acceptsCommand(s, 'abort')).toBe(true);
@@ -35,7 +40,7 @@ describe('rollout transition tables', () => {
   it('every accepted command has its move in TRANSITIONS', () => {
     for (const state of ROLLOUT_STATES) {
       for (const command of COMMANDS_ACCEPTED[state]) {
-        if (command === 'resume') continue;
+        if (command === 'resume' || command === 'undo') continue;
         expect([state, command, canTransition(state, COMMAND_TARGET[command])]).toEqual([
           state,
           command,

@@ -40,6 +40,8 @@ export const TRANSITIONS = {
 /**
  * The operator commands each state accepts; the API answers 409 INVALID_COMMAND to any other.
  * Nothing pauses or promotes a rollback in progress, and promote needs the version loaded.
+ * Only a completed rollout can be undone (a new rollout back to its previous weights); a
+ * rolled-back or aborted one already left the previous weights in place.
  */
 export const COMMANDS_ACCEPTED = {
   pending: ['pause', 'abort'],
@@ -51,7 +53,7 @@ export const COMMANDS_ACCEPTED = {
   baking: ['pause', 'abort', 'promote'],
   promoted: ['pause', 'abort', 'promote'],
   draining: ['pause', 'abort', 'promote'],
-  completed: [],
+  completed: ['undo'],
   paused: ['resume', 'abort', 'promote'],
   rolling_back: ['abort'],
   rolled_back: [],

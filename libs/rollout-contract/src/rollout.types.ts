@@ -31,8 +31,12 @@ export function isTerminal(state: RolloutState): boolean {
   return TERMINAL_STATES.has(state);
 }
 
-/** What an operator can ask of a rollout (`POST /v1/rollouts/:id/<command>`). */
-export const OPERATOR_COMMANDS = ['pause', 'resume', 'abort', 'promote'] as const;
+/**
+ * What an operator can ask of a rollout (`POST /v1/rollouts/:id/<command>`). `undo` is asked
+ * of a completed rollout and starts a new one back to its previous weights; the others are
+ * queued on the rollout itself.
+ */
+export const OPERATOR_COMMANDS = ['pause', 'resume', 'abort', 'promote', 'undo'] as const;
 
 export type OperatorCommandKind = (typeof OPERATOR_COMMANDS)[number];
 
@@ -129,5 +133,11 @@ export interface RolloutView {
   step: number;
   weights: RolloutWeight[];
   pendingCommand?: OperatorCommandKind;
+  /** The route's weights once this rollout completes (all traffic on `toVersion` unless an undo). */
+  finalWeights: RolloutWeight[];
+  /** Set on an undo: the completed rollout whose previous weights this one restores. */
+  undoOf?: string;
+  /** Set on a completed rollout that was undone: the undo's id. */
+  undoneBy?: string;
   timeline: TimelineEntry[];
 }

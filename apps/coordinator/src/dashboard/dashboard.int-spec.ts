@@ -18,6 +18,7 @@ import { RepositoryModelCatalog } from '../fleet/repository-model.catalog';
 import { RoutingRouteStore } from '../fleet/routing.route-store';
 import { CoordinatorErrorFilter } from '../http/coordinator-error.filter';
 import { RolloutPlanValidator } from '../rollout/rollout-plan.validator';
+import { RolloutUndoPlanner } from '../rollout/rollout-undo';
 import { RolloutRepository } from '../rollout/rollout.repository';
 import { RolloutService } from '../rollout/rollout.service';
 import { FakeClock } from '../testing/fake-mesh';
@@ -99,12 +100,11 @@ beforeAll(async () => {
     'test',
   );
   const rolloutRepository = new RolloutRepository(redis, PREFIX);
+  const routeStore = new RoutingRouteStore(table, () => undefined);
   rollouts = new RolloutService(
     rolloutRepository,
-    new RolloutPlanValidator(
-      new RepositoryModelCatalog(REPO),
-      new RoutingRouteStore(table, () => undefined),
-    ),
+    new RolloutPlanValidator(new RepositoryModelCatalog(REPO), routeStore),
+    new RolloutUndoPlanner(routeStore, new RepositoryModelCatalog(REPO)),
     clock,
   );
   jobs = new JobRepository(redis, { keyPrefix: PREFIX, retentionSeconds: 3600 });

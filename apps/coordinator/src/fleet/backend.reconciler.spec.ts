@@ -1,4 +1,5 @@
 import pino from 'pino';
+import type { Route } from '@mesh/routing';
 import { BackendReconciler } from './backend.reconciler';
 
 /** Backends as the repository index reports them; loads are recorded, optionally failing. */
@@ -18,7 +19,7 @@ class FakeFleet {
   }
 }
 
-function setup(desired: Record<string, number[]>) {
+function setup(desired: Record<string, number[]>, routes: Route[] = []) {
   const fleet = new FakeFleet();
   const lines: Record<string, unknown>[] = [];
   const logger = pino(
@@ -26,7 +27,10 @@ function setup(desired: Record<string, number[]>) {
     { write: (line: string) => void lines.push(JSON.parse(line) as Record<string, unknown>) },
   );
   const store = { set: async () => undefined, all: async () => new Map(Object.entries(desired)) };
-  return { fleet, lines, reconciler: new BackendReconciler(fleet, store, logger) };
+  const routeStore = {
+    routesOfModel: async (model: string) => routes.filter((r) => r.model === model),
+  };
+  return { fleet, lines, reconciler: new BackendReconciler(fleet, store, routeStore, logger) };
 }
 
 describe('BackendReconciler', () => {
@@ -45,6 +49,40 @@ describe('BackendReconciler', () => {
     // Converged: the next pass loads nothing.
     expect(await reconciler.reconcile()).toBe(0);
     expect(fleet.loads).toHaveLength(1);
+  });
+
+  it('loads again a retired version that a route names once more (a reseed after a rollout)', async () => {
+    // A rollout retired version 1 (desired [2]); a reseed then put the seeded weights back.
+    const { fleet, reconciler } = setup({ 'question-type-zh': [2] }, [
+      {
+        tenant: 'acme',
+        task: 'question-type',
+        model: 'question-type-zh',
+        versions: [
+          { version: 1, weight: 90 },
+          { version: 2, weight: 10 },
+        ],
+      },
+      {
+        tenant: 'globex',
+        task: 'question-type',
+        model: 'question-type-zh',
+        versions: [{ version: 2, weight: 100 }],
+        shadow: { version: 3, percent: 5 },
+      },
+      {
+        tenant: 'acme',
+        task: 'intent',
+        model: 'intent-zh',
+        versions: [{ version: 7, weight: 100 }],
+      },
+    ]);
+    fleet.ready.set('host-a:8001', [2]);
+    fleet.ready.set('host-b:8001', [1, 2, 3]);
+    expect(await reconciler.reconcile()).toBe(1);
+    expect(fleet.loads).toEqual([
+      { model: 'question-type-zh', versions: [1, 2, 3], addresses: ['host-a:8001'] },
+    ]);
   });
 
   it('reloads a backend that came back with nothing, and leaves an unreachable one alone', async () => {

@@ -6,7 +6,10 @@ import {
   type ShadowConfig,
   type VersionWeight,
 } from '@mesh/routing';
-import type { RouteSnapshot, RouteStore } from '../rollout/rollout.ports';
+import type { RouteChange, RouteSnapshot, RouteStore } from '../rollout/rollout.ports';
+
+/** Audit entries looked at for changes since an epoch (the audit keeps 10 000 by default). */
+const AUDIT_LOOKBACK = 1000;
 
 /** The routing table through its epoch compare-and-swap, fenced by the leader's lease (always). */
 export class RoutingRouteStore implements RouteStore {
@@ -23,6 +26,14 @@ export class RoutingRouteStore implements RouteStore {
 
   async routesOfModel(model: string) {
     return ((await this.table.load())?.routes ?? []).filter((r) => r.model === model);
+  }
+
+  async changesSince(tenant: string, task: string, epoch: number): Promise<RouteChange[]> {
+    const target = `${tenant}/${task}`;
+    return (await this.table.auditLog(AUDIT_LOOKBACK))
+      .filter((e) => e.epoch > epoch && (e.target === target || e.target === undefined))
+      .map((e) => ({ epoch: e.epoch, who: e.who, action: e.action }))
+      .reverse();
   }
 
   setVersions(

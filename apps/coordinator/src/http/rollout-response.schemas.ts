@@ -25,23 +25,28 @@ export const timelineEntrySchema = z.object({
     .describe('the signals, epochs and counts behind the transition, rounded for people'),
 });
 
+const weightsSchema = z.array(
+  z.object({
+    version: z.number().int(),
+    weight: z.number().describe('percent of the route’s traffic (0–100)'),
+  }),
+);
+
 export const rolloutViewSchema = z.object({
   id: z.string().describe('e.g. ro-20261201-1a2b3c4d'),
   plan: planSchema,
   state,
   step: z.number().int().describe('current canary step (0 before the first)'),
-  weights: z
-    .array(
-      z.object({
-        version: z.number().int(),
-        weight: z.number().describe('percent of the route’s traffic (0–100)'),
-      }),
-    )
-    .describe('the route’s weights as this rollout last wrote them'),
+  weights: weightsSchema.describe('the route’s weights as this rollout last wrote them'),
   pendingCommand: z
     .enum(OPERATOR_COMMANDS)
     .optional()
     .describe('accepted, not yet carried out by the leader'),
+  finalWeights: weightsSchema.describe(
+    'the route’s weights once this rollout completes: all on plan.toVersion, or for an undo the weights before the undone rollout',
+  ),
+  undoOf: z.string().optional().describe('an undo: the completed rollout it reverses'),
+  undoneBy: z.string().optional().describe('a completed rollout that was undone: the undo’s id'),
   timeline: z.array(timelineEntrySchema),
 });
 

@@ -1,4 +1,14 @@
-import { Body, Controller, Get, HttpCode, Inject, Param, Post, UseGuards } from '@nestjs/common';
+import {
+  Body,
+  Controller,
+  Get,
+  HttpCode,
+  Inject,
+  Param,
+  Post,
+  Query,
+  UseGuards,
+} from '@nestjs/common';
 import { AdminKeyGuard, EnumParamPipe } from '@mesh/telemetry';
 import {
   OPERATOR_COMMANDS,
@@ -27,6 +37,17 @@ export class RolloutsController {
   @Get(':id')
   get(@Param('id') id: string): Promise<RolloutView> {
     return this.rollouts.get(id);
+  }
+
+  /** Declared before `:id/:command`: an undo creates a rollout (201), it is not queued. */
+  @Post(':id/undo')
+  @HttpCode(201)
+  undo(
+    @Param('id') id: string,
+    @Query('force', new EnumParamPipe(['true', 'false'] as const, { optional: true }))
+    force?: 'true' | 'false',
+  ): Promise<RolloutView> {
+    return this.rollouts.undo(id, { force: force === 'true' });
   }
 
   @Post(':id/:command')

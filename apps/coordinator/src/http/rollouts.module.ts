@@ -4,12 +4,13 @@ import { CLOCK } from '../coordinator.tokens';
 import { RepositoryModelCatalog } from '../fleet/repository-model.catalog';
 import { RoutingRouteStore } from '../fleet/routing.route-store';
 import { RolloutPlanValidator } from '../rollout/rollout-plan.validator';
+import { RolloutUndoPlanner } from '../rollout/rollout-undo';
 import type { Clock } from '../rollout/rollout.ports';
 import { RolloutRepository } from '../rollout/rollout.repository';
 import { RolloutService } from '../rollout/rollout.service';
 import { RolloutsController } from './rollouts.controller';
 
-/** The rollout API: plans validated against the catalog and the routing table. */
+/** The rollout API: plans (and undos) checked against the catalog and the routing table. */
 @Module({
   controllers: [RolloutsController],
   providers: [
@@ -21,7 +22,13 @@ import { RolloutsController } from './rollouts.controller';
         catalog: RepositoryModelCatalog,
         routes: RoutingRouteStore,
         clock: Clock,
-      ) => new RolloutService(rollouts, new RolloutPlanValidator(catalog, routes), clock),
+      ) =>
+        new RolloutService(
+          rollouts,
+          new RolloutPlanValidator(catalog, routes),
+          new RolloutUndoPlanner(routes, catalog),
+          clock,
+        ),
     },
     AdminKeyGuard,
   ],

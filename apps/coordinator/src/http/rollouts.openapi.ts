@@ -46,8 +46,35 @@ export function describeRolloutsApi(docs: ApiDocs): void {
   docs.operation({
     ...common,
     method: 'post',
+    path: '/v1/rollouts/{id}/undo',
+    summary: 'Undo a completed rollout: a new rollout back to the weights it started from',
+    description:
+      'The new rollout (its `undoOf` names this one) loads every version it brings back on ' +
+      'every backend, waits until every router can route them, then restores the previous ' +
+      'weights in one step and retires what they no longer name. 409 ROUTE_CHANGED when the ' +
+      'route was edited after the rollout completed, unless `force=true`; 409 ROLLOUT_CONFLICT ' +
+      'while another rollout of the route runs; 409 INVALID_COMMAND unless the rollout completed.',
+    params: z.object({ id: rolloutId }),
+    query: z.object({
+      force: z
+        .enum(['true', 'false'])
+        .optional()
+        .describe('undo even though the route was edited after the rollout completed'),
+    }),
+    response: { status: 201, description: 'the undo rollout, pending', schema: view },
+    errors: [
+      'ROLLOUT_NOT_FOUND',
+      'INVALID_COMMAND',
+      'ROUTE_CHANGED',
+      'ROLLOUT_CONFLICT',
+      'PLAN_REJECTED',
+    ],
+  });
+  docs.operation({
+    ...common,
+    method: 'post',
     path: '/v1/rollouts/{id}/{command}',
-    summary: 'Pause, resume, abort or promote a rollout',
+    summary: 'Pause, resume, abort or promote a rollout (undo: see /v1/rollouts/{id}/undo)',
     description:
       'Accepted (202) and queued on the rollout; the leader carries it out at its next tick. ' +
       'Which commands a state accepts is `COMMANDS_ACCEPTED` (docs/rollouts.md); the others ' +

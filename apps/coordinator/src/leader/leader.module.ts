@@ -38,7 +38,7 @@ function leaderRuntime(
     loadTimeoutMs: config.COORDINATOR_LOAD_TIMEOUT_MS,
     onGate: (plan, verdict) => metrics.gateEvaluated(plan, verdict),
   });
-  const reconciler = new BackendReconciler(fleet, ports.desired, logger);
+  const reconciler = new BackendReconciler(fleet, ports.desired, ports.routes, logger);
   const runner = new RolloutRunner(lease, rollouts, machine, reconciler, logger, {
     tickMs: config.COORDINATOR_TICK_MS,
     reconcileMs: config.COORDINATOR_RECONCILE_MS,

@@ -2,8 +2,8 @@ import type { TransitionMetrics } from '@mesh/rollout-contract';
 import { RolloutConditions, round } from './rollout-conditions';
 import type { RolloutRoute } from './rollout-route';
 import { fail, move } from './rollout-transition';
-import { sameWeights, weightsAt } from './rollout-weights';
-import type { RolloutPorts } from './rollout.ports';
+import { finalWeightsOf, incomingVersions, sameWeights, targetAt } from './rollout-weights';
+import type { BackendReadiness, RolloutPorts } from './rollout.ports';
 import type { RolloutMachineOptions, RolloutRecord } from './rollout.types';
 
 /**
@@ -21,48 +21,58 @@ export class RolloutPhases {
     this.conditions = new RolloutConditions(ports, options);
   }
 
+  /**
+   * Every incoming version (the new one; for an undo, each version it brings back) READY with
+   * the pinned sha on every backend, then routable on every router: the two-step readiness.
+   */
   async load(r: RolloutRecord, now: number): Promise<boolean> {
-    const { model, toVersion } = r.plan;
-    const expected = await this.ports.catalog.expectedSha(model, toVersion);
-    const backends = await this.ports.backends.readiness(model, toVersion);
-    const wrong = backends.find((b) => b.ready && expected && b.sha && b.sha !== expected);
-    if (wrong) {
-      return move(
-        r,
-        'failed',
-        now,
-        `backend ${wrong.address} serves version ${toVersion} with model_sha256 ${wrong.sha}, the manifest pins ${expected}`,
-      );
+    const { model } = r.plan;
+    const incoming = incomingVersions(r);
+    const missing: (BackendReadiness & { version: number })[] = [];
+    for (const version of incoming) {
+      const expected = await this.ports.catalog.expectedSha(model, version);
+      const backends = await this.ports.backends.readiness(model, version);
+      const wrong = backends.find((b) => b.ready && expected && b.sha && b.sha !== expected);
+      if (wrong) {
+        return move(
+          r,
+          'failed',
+          now,
+          `backend ${wrong.address} serves version ${version} with model_sha256 ${wrong.sha}, the manifest pins ${expected}`,
+        );
+      }
+      for (const b of backends) {
+        if (!b.ready || (expected !== undefined && !b.sha)) missing.push({ ...b, version });
+      }
     }
-    const missing = backends.filter((b) => !b.ready || (expected !== undefined && !b.sha));
+    const versions = incoming.join(', ');
     if (missing.length > 0) {
       if (now - r.enteredAt > this.options.loadTimeoutMs) {
-        const why = missing.map((b) => `${b.address}: ${b.problem ?? 'not ready'}`).join('; ');
-        return move(r, 'failed', now, `version ${toVersion} not ready in time (${why})`);
+        const where = (b: { address: string; version: number }) =>
+          incoming.length > 1 ? `${b.address} v${b.version}` : b.address;
+        const why = missing.map((b) => `${where(b)}: ${b.problem ?? 'not ready'}`).join('; ');
+        return move(r, 'failed', now, `version ${versions} not ready in time (${why})`);
       }
       const serving = await this.route.servingSet(r);
       await this.ports.desired.set(model, serving);
-      await this.ports.backends.serve(
-        model,
-        serving,
-        missing.map((b) => b.address),
-      );
+      await this.ports.backends.serve(model, serving, [...new Set(missing.map((b) => b.address))]);
       return false;
     }
     const snapshot = await this.ports.routes.get(r.plan.tenant, r.plan.task);
     const epoch = snapshot?.epoch ?? 0;
-    const verdict = await this.ports.routers.canAllRoute(model, toVersion, epoch);
-    if (!verdict.ok) return false;
+    let routers = 0;
+    for (const version of incoming) {
+      const verdict = await this.ports.routers.canAllRoute(model, version, epoch);
+      if (!verdict.ok) return false;
+      routers = verdict.routers;
+    }
+    const backends = (await this.ports.backends.readiness(model, r.plan.toVersion)).length;
     return move(
       r,
       'waiting_for_window',
       now,
-      `version ${toVersion} ready on every backend and routable on every router`,
-      {
-        backends: backends.length,
-        routers: verdict.routers,
-        epoch,
-      },
+      `version ${versions} ready on every backend and routable on every router`,
+      { backends, routers, epoch },
     );
   }
 
@@ -137,7 +147,7 @@ export class RolloutPhases {
   async canary(r: RolloutRecord, now: number): Promise<boolean> {
     const step = r.plan.steps[r.step - 1];
     if (!step) return move(r, 'baking', now, 'no further steps');
-    const target = weightsAt(r.fromVersions, r.plan.toVersion, step.weight);
+    const target = targetAt(r, step.weight);
     if (!sameWeights(r.weights, target)) {
       // The step was entered but its weights are not committed yet (e.g. after a restart).
       await this.route.apply(r, target);
@@ -165,11 +175,12 @@ export class RolloutPhases {
   }
 
   async drain(r: RolloutRecord, now: number): Promise<boolean> {
-    const { model, toVersion } = r.plan;
-    const old = r.fromVersions.map((v) => v.version).filter((v) => v !== toVersion);
+    const { model } = r.plan;
+    const final = finalWeightsOf(r);
+    const kept = new Set(final.filter((v) => v.weight > 0).map((v) => v.version));
+    const old = r.fromVersions.map((v) => v.version).filter((v) => !kept.has(v));
     const status = await this.ports.routers.drainStatus(model, old, r.appliedEpoch);
     if (status.behind.length > 0 || status.inFlight > 0) return false;
-    const final = [{ version: toVersion, weight: 100 }];
     if (!sameWeights(r.weights, final)) {
       await this.route.apply(r, final);
       return true;
@@ -192,7 +203,9 @@ export class RolloutPhases {
       now,
       retired.length > 0
         ? `retired version ${retired.join(', ')} on every backend`
-        : 'old versions still used by other routes; nothing retired',
+        : old.length === 0
+          ? 'every old version keeps traffic; nothing retired'
+          : 'old versions still used by other routes; nothing retired',
       {
         inFlight: status.inFlight,
         routers: status.routers,
@@ -229,7 +242,7 @@ export class RolloutPhases {
     // A validated plan has this step; without it, bake (the table allows that from canary only).
     const spec = r.plan.steps[step - 1];
     if (!spec) return move(r, 'baking', now, reason, metrics);
-    await this.route.apply(r, weightsAt(r.fromVersions, r.plan.toVersion, spec.weight));
+    await this.route.apply(r, targetAt(r, spec.weight));
     r.step = step;
     return move(
       r,

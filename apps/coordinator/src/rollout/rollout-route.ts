@@ -1,5 +1,5 @@
 import type { VersionWeight } from '@mesh/routing';
-import { sameWeights } from './rollout-weights';
+import { incomingVersions, sameWeights } from './rollout-weights';
 import type { RolloutPorts } from './rollout.ports';
 import type { RolloutRecord } from './rollout.types';
 
@@ -54,10 +54,13 @@ export class RolloutRoute {
     });
   }
 
-  /** Versions the model must serve: every version a route names, plus the new one if wanted. */
+  /**
+   * Versions the model must serve: every version a route names, plus the incoming ones (the
+   * new version; an undo's versions brought back).
+   */
   async servingSet(r: RolloutRecord, includeOld = true): Promise<number[]> {
-    const { model, toVersion, tenant, task } = r.plan;
-    const set = new Set<number>([toVersion]);
+    const { model, tenant, task } = r.plan;
+    const set = new Set<number>(incomingVersions(r));
     for (const route of await this.ports.routes.routesOfModel(model)) {
       const own = route.tenant === tenant && route.task === task;
       if (own && !includeOld) continue;

@@ -1,4 +1,4 @@
-import { baselineVersion, sameWeights, weightsAt } from './rollout-weights';
+import { baselineVersion, sameWeights, weightsAt, weightsToward } from './rollout-weights';
 
 describe('weightsAt', () => {
   it('gives the new version its share and splits the rest in the old proportions', () => {
@@ -65,5 +65,36 @@ describe('weightsAt', () => {
         4,
       ),
     ).toBe(3);
+  });
+});
+
+describe('weightsToward', () => {
+  const from = [{ version: 2, weight: 100 }];
+  const to = [
+    { version: 1, weight: 90 },
+    { version: 2, weight: 10 },
+  ];
+
+  it('moves each version in proportion and keeps the leaving ones listed at 0', () => {
+    expect(weightsToward(from, to, 50)).toEqual([
+      { version: 1, weight: 45 },
+      { version: 2, weight: 55 },
+    ]);
+    expect(weightsToward(from, to, 100)).toEqual(to);
+    expect(weightsToward(to, from, 100)).toEqual([
+      { version: 1, weight: 0 },
+      { version: 2, weight: 100 },
+    ]);
+  });
+
+  it('puts the rounding remainder on the heaviest version so the sum stays 100', () => {
+    const thirds = [
+      { version: 1, weight: 33.33 },
+      { version: 2, weight: 33.33 },
+      { version: 3, weight: 33.34 },
+    ];
+    const out = weightsToward(thirds, [{ version: 4, weight: 100 }], 33);
+    expect(out.reduce((sum, v) => sum + v.weight, 0)).toBeCloseTo(100, 10);
+    expect(out.find((v) => v.version === 4)?.weight).toBe(33);
   });
 });

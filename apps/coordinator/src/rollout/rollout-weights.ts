@@ -1,4 +1,51 @@
 import type { VersionWeight } from '@mesh/routing';
+import type { RolloutRecord } from './rollout.types';
+
+type Target = Pick<RolloutRecord, 'fromVersions' | 'finalWeights' | 'plan'>;
+
+/** The route's weights once the rollout completes (an undo's, or all on the new version). */
+export function finalWeightsOf(r: Target): VersionWeight[] {
+  return r.finalWeights?.map((v) => ({ ...v })) ?? [{ version: r.plan.toVersion, weight: 100 }];
+}
+
+/** The route's weights at a step of `percent`: part of the way from the old to the final ones. */
+export function targetAt(r: Target, percent: number): VersionWeight[] {
+  return r.finalWeights
+    ? weightsToward(r.fromVersions, r.finalWeights, percent)
+    : weightsAt(r.fromVersions, r.plan.toVersion, percent);
+}
+
+/** Versions the rollout brings traffic to, which must be loaded before any step. */
+export function incomingVersions(r: Target): number[] {
+  const set = new Set([r.plan.toVersion]);
+  for (const v of r.finalWeights ?? []) if (v.weight > 0) set.add(v.version);
+  return [...set].sort((a, b) => a - b);
+}
+
+/**
+ * `percent` of the way from one set of weights to another, each version's weight moved in
+ * proportion; versions on the way out stay listed at 0 until the drain. Rounded to hundredths,
+ * with the rounding remainder on the heaviest version so the weights still sum to 100.
+ */
+export function weightsToward(
+  from: readonly VersionWeight[],
+  to: readonly VersionWeight[],
+  percent: number,
+): VersionWeight[] {
+  const share = (list: readonly VersionWeight[], version: number) =>
+    list.find((v) => v.version === version)?.weight ?? 0;
+  const versions = [...new Set([...from, ...to].map((v) => v.version))].sort((a, b) => a - b);
+  const out = versions.map((version) => ({
+    version,
+    weight: round2(
+      (share(from, version) * (100 - percent)) / 100 + (share(to, version) * percent) / 100,
+    ),
+  }));
+  const rest = round2(100 - out.reduce((sum, v) => sum + v.weight, 0));
+  const heaviest = [...out].sort((a, b) => b.weight - a.weight)[0];
+  if (heaviest) heaviest.weight = round2(heaviest.weight + rest);
+  return out;
+}
 
 /**
  * The route's versions at a canary weight: the new version gets `percent`, the old versions

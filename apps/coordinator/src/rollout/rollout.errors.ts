@@ -67,3 +67,19 @@ export class RevisionConflictError extends MeshError {
     super(`rollout ${id} changed meanwhile`);
   }
 }
+
+/** An undo refused because the route was edited after the rollout completed. */
+export class RouteChangedError extends MeshError {
+  readonly code = 'ROUTE_CHANGED';
+
+  constructor(
+    readonly rolloutId: string,
+    readonly route: string,
+    readonly changes: readonly { epoch: number; who: string; action: string }[],
+  ) {
+    const list = changes.map((c) => `epoch ${c.epoch} ${c.action} by ${c.who}`).join(', ');
+    super(
+      `route ${route} changed since rollout ${rolloutId} completed (${list}); undo with force to restore its previous weights anyway`,
+    );
+  }
+}

@@ -2,7 +2,7 @@ import { acceptsCommand, isTerminal, type OperatorCommandKind } from '@mesh/roll
 import { RolloutPhases } from './rollout-phases';
 import { RolloutRoute } from './rollout-route';
 import { move } from './rollout-transition';
-import { sameWeights, weightsAt } from './rollout-weights';
+import { incomingVersions, sameWeights, targetAt } from './rollout-weights';
 import type { RolloutPorts } from './rollout.ports';
 import type { RolloutMachineOptions, RolloutRecord } from './rollout.types';
 
@@ -43,7 +43,12 @@ export class RolloutMachine {
   private async step(r: RolloutRecord, now: number): Promise<boolean> {
     switch (r.state) {
       case 'pending':
-        return move(r, 'loading', now, `loading version ${r.plan.toVersion} on every backend`);
+        return move(
+          r,
+          'loading',
+          now,
+          `loading version ${incomingVersions(r).join(', ')} on every backend`,
+        );
       case 'loading':
         return this.phases.load(r, now);
       case 'waiting_for_window':
@@ -104,10 +109,13 @@ export class RolloutMachine {
         return;
       case 'promote':
         await this.route.clearShadow(r);
-        await this.route.apply(r, weightsAt(r.fromVersions, r.plan.toVersion, 100));
+        await this.route.apply(r, targetAt(r, 100));
         r.step = r.plan.steps.length;
         delete r.pausedFrom;
         move(r, 'promoted', now, 'promoted by operator', { epoch: r.appliedEpoch });
+        return;
+      case 'undo':
+        // Never queued: RolloutService.undo starts a new rollout instead.
         return;
     }
   }

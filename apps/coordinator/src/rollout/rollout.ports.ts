@@ -26,11 +26,20 @@ export interface RouteSnapshot {
   epoch: number;
 }
 
+/** One audited change of a route (or of the whole table: a reseed). */
+export interface RouteChange {
+  epoch: number;
+  who: string;
+  action: string;
+}
+
 /** The routing table, written with the epoch compare-and-swap and the leader's fencing token. */
 export interface RouteStore {
   get(tenant: string, task: string): Promise<RouteSnapshot | undefined>;
   /** Every route (any tenant) that sends traffic of `model`. */
   routesOfModel(model: string): Promise<Route[]>;
+  /** Audited changes of the route, or of the whole table, after `epoch` (oldest first). */
+  changesSince(tenant: string, task: string, epoch: number): Promise<RouteChange[]>;
   /** Commits new versions for one route; resolves to the new epoch. Audited as `who`. */
   setVersions(
     tenant: string,

@@ -11,12 +11,14 @@ import { RoutingRouteStore } from '../fleet/routing.route-store';
 import { FakeClock } from '../testing/fake-mesh';
 import { rolloutRecord } from '../testing/rollout-fixtures';
 import { RolloutPlanValidator } from './rollout-plan.validator';
+import { RolloutUndoPlanner } from './rollout-undo';
 import {
   InvalidCommandError,
   InvalidPlanError,
   PlanRejectedError,
   RolloutConflictError,
   RolloutNotFoundError,
+  RouteChangedError,
 } from './rollout.errors';
 import { RolloutRepository } from './rollout.repository';
 import { RolloutService } from './rollout.service';
@@ -88,9 +90,11 @@ async function service() {
     svc: new RolloutService(
       repository,
       validator,
+      new RolloutUndoPlanner(routes, new RepositoryModelCatalog(repoDir)),
       new FakeClock(Date.parse('2026-12-01T00:00:00Z')),
     ),
     repository,
+    table,
   };
 }
 
@@ -216,7 +220,12 @@ describe('RolloutService (real Redis, real model repository)', () => {
           (err: unknown) => err,
         );
         const accepted = (COMMANDS_ACCEPTED[state] as readonly string[]).includes(command);
-        if (accepted) {
+        if (accepted && command === 'undo') {
+          // Not queued: an undo starts a new rollout (its own tests below); this fixture's
+          // route has no history, so it is refused for another reason than the command.
+          expect(refused).not.toBeInstanceOf(InvalidCommandError);
+          expect((await repository.get(id))?.command).toBeUndefined();
+        } else if (accepted) {
           expect([state, command, refused]).toEqual([state, command, undefined]);
           expect((await repository.get(id))?.command?.kind).toBe(command);
         } else {
@@ -232,5 +241,101 @@ describe('RolloutService (real Redis, real model repository)', () => {
         }
       }
     }
+  });
+});
+
+describe('RolloutService.undo (real Redis, real routing table and audit)', () => {
+  const questionType = { tenant: '*', task: 'question-type', model: 'question-type-zh' };
+
+  /** (*, question-type) moved from v1:100 to v2:100 by ro-done, which completed. */
+  async function completed() {
+    const setup = await service();
+    const { epoch } = await setup.table.upsertRoute(
+      { ...questionType, versions: [{ version: 2, weight: 100 }] },
+      { who: 'rollout:ro-done' },
+    );
+    const created = await setup.repository.create(
+      rolloutRecord({
+        id: 'ro-done',
+        state: 'completed',
+        plan: { ...questionType, toVersion: 2 },
+        fromVersions: [{ version: 1, weight: 100 }],
+        weights: [{ version: 2, weight: 100 }],
+        appliedEpoch: epoch,
+      }),
+    );
+    // As the leader saves a completed record: the route's active marker is freed.
+    await setup.repository.save(created);
+    return setup;
+  }
+
+  it('starts a new rollout back to the previous weights and notes it on the undone one', async () => {
+    const { svc, repository } = await completed();
+    const undo = await svc.undo('ro-done', { force: false });
+    expect(undo).toMatchObject({
+      state: 'pending',
+      undoOf: 'ro-done',
+      weights: [{ version: 2, weight: 100 }],
+      finalWeights: [{ version: 1, weight: 100 }],
+      plan: { ...questionType, toVersion: 1, steps: [{ weight: 100, holdSeconds: 0 }] },
+    });
+    expect(await repository.activeId('*', 'question-type')).toBe(undo.id);
+    expect((await svc.get('ro-done')).undoneBy).toBe(undo.id);
+    // The undo is active: a second undo (or any rollout of the route) waits for it.
+    await expect(svc.undo('ro-done', { force: true })).rejects.toBeInstanceOf(RolloutConflictError);
+    // svc.command(id, 'undo') is the same call (the command table lists undo).
+    await expect(svc.command('ro-done', 'undo')).rejects.toBeInstanceOf(RolloutConflictError);
+  });
+
+  it('refuses with ROUTE_CHANGED after a later edit of the route unless forced', async () => {
+    const { svc, table } = await completed();
+    const { epoch } = await table.upsertRoute(
+      {
+        ...questionType,
+        versions: [
+          { version: 2, weight: 50 },
+          { version: 3, weight: 50 },
+        ],
+      },
+      { who: 'admin:ops' },
+    );
+    // An edit of another route moves the table's epoch too, but does not refuse the undo.
+    await table.upsertRoute(
+      { tenant: '*', task: 'intent', model: 'intent-zh', versions: [{ version: 1, weight: 100 }] },
+      { who: 'admin:ops' },
+    );
+    const refused = await svc.undo('ro-done', { force: false }).catch((err: unknown) => err);
+    expect(refused).toBeInstanceOf(RouteChangedError);
+    const error = refused as RouteChangedError;
+    expect([error.code, ERROR_TABLE[error.code].http]).toEqual(['ROUTE_CHANGED', 409]);
+    expect(error.changes).toEqual([{ epoch, who: 'admin:ops', action: 'route.upsert' }]);
+    const forced = await svc.undo('ro-done', { force: true });
+    expect(forced.weights).toEqual([
+      { version: 2, weight: 50 },
+      { version: 3, weight: 50 },
+    ]);
+    expect(forced.finalWeights).toEqual([{ version: 1, weight: 100 }]);
+  });
+
+  it('an edit of another route alone does not refuse the undo', async () => {
+    const { svc, table } = await completed();
+    await table.upsertRoute(
+      { tenant: '*', task: 'intent', model: 'intent-zh', versions: [{ version: 1, weight: 100 }] },
+      { who: 'admin:ops' },
+    );
+    await expect(svc.undo('ro-done', { force: false })).resolves.toMatchObject({
+      undoOf: 'ro-done',
+    });
+  });
+
+  it('refuses a rollout that did not complete, and one that does not exist', async () => {
+    const { svc } = await service();
+    const created = await svc.create(plan);
+    await expect(svc.undo(created.id, { force: true })).rejects.toThrow(
+      'cannot undo a rollout that is pending',
+    );
+    await expect(svc.undo('ro-missing', { force: false })).rejects.toBeInstanceOf(
+      RolloutNotFoundError,
+    );
   });
 });

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { acceptsCommand, type OperatorCommandKind, type RolloutView } from '@mesh/rollout-contract';
 import { parseRolloutPlan } from './rollout-plan.schema';
 import type { RolloutPlanValidator } from './rollout-plan.validator';
+import type { RolloutUndoPlanner } from './rollout-undo';
 import {
   InvalidCommandError,
   RevisionConflictError,
@@ -11,6 +12,7 @@ import {
 import type { Clock } from './rollout.ports';
 import type { RolloutRepository } from './rollout.repository';
 import type { RolloutRecord } from './rollout.types';
+import { finalWeightsOf } from './rollout-weights';
 
 /**
  * Plans in, records out. Commands are queued on the record and carried out by the leader's
@@ -20,6 +22,7 @@ export class RolloutService {
   constructor(
     private readonly repository: RolloutRepository,
     private readonly validator: RolloutPlanValidator,
+    private readonly undoPlanner: RolloutUndoPlanner,
     private readonly clock: Clock,
   ) {}
 
@@ -30,7 +33,7 @@ export class RolloutService {
     const fromVersions = await this.validator.validate(plan);
     const now = this.clock.now();
     const record: RolloutRecord = {
-      id: `ro-${new Date(now).toISOString().slice(0, 10).replace(/-/g, '')}-${randomUUID().slice(0, 8)}`,
+      id: newRolloutId(now),
       plan,
       state: 'pending',
       step: 0,
@@ -53,7 +56,26 @@ export class RolloutService {
     return view(await this.record(id));
   }
 
+  /**
+   * Undoes a completed rollout: starts a new rollout back to the weights it started from (see
+   * RolloutUndoPlanner). Refused while another rollout of the route runs, and, unless `force`,
+   * when the route was edited after the rollout completed.
+   */
+  async undo(id: string, options: { force: boolean }): Promise<RolloutView> {
+    const done = await this.record(id);
+    if (!acceptsCommand(done.state, 'undo')) throw new InvalidCommandError('undo', done.state);
+    const { tenant, task } = done.plan;
+    const activeId = await this.repository.activeId(tenant, task);
+    if (activeId) throw new RolloutConflictError(tenant, task, activeId);
+    const now = this.clock.now();
+    const record = await this.undoPlanner.plan(done, { ...options, id: newRolloutId(now), now });
+    const created = await this.repository.create(record);
+    await this.markUndone(done.id, created.id);
+    return view(created);
+  }
+
   async command(id: string, kind: OperatorCommandKind): Promise<RolloutView> {
+    if (kind === 'undo') return this.undo(id, { force: false });
     for (let attempt = 0; ; attempt++) {
       const record = await this.record(id);
       if (!acceptsCommand(record.state, kind)) throw new InvalidCommandError(kind, record.state);
@@ -72,11 +94,28 @@ export class RolloutService {
     }
   }
 
+  /** Notes the undo on the completed rollout (a terminal record: only the API writes it). */
+  private async markUndone(id: string, undoId: string): Promise<void> {
+    for (let attempt = 0; attempt < 5; attempt++) {
+      const record = await this.record(id);
+      try {
+        await this.repository.save({ ...record, undoneBy: undoId });
+        return;
+      } catch (err: unknown) {
+        if (!(err instanceof RevisionConflictError)) throw err;
+      }
+    }
+  }
+
   private async record(id: string): Promise<RolloutRecord> {
     const record = /^[A-Za-z0-9_-]{1,64}$/.test(id) ? await this.repository.get(id) : undefined;
     if (!record) throw new RolloutNotFoundError(id);
     return record;
   }
+}
+
+function newRolloutId(now: number): string {
+  return `ro-${new Date(now).toISOString().slice(0, 10).replace(/-/g, '')}-${randomUUID().slice(0, 8)}`;
 }
 
 function view(r: RolloutRecord): RolloutView {
@@ -87,6 +126,9 @@ function view(r: RolloutRecord): RolloutView {
     step: r.step,
     weights: r.weights,
     ...(r.command ? { pendingCommand: r.command.kind } : {}),
+    finalWeights: finalWeightsOf(r),
+    ...(r.undoOf ? { undoOf: r.undoOf } : {}),
+    ...(r.undoneBy ? { undoneBy: r.undoneBy } : {}),
     timeline: r.timeline,
   };
 }

@@ -40,7 +40,10 @@ describe('rollout transitions as data', () => {
     },
   );
 
-  it.each(pairs(ROLLOUT_STATES, OPERATOR_COMMANDS))(
+  // `undo` is never queued: the service starts a new rollout (rollout.service.int-spec.ts).
+  const queued = OPERATOR_COMMANDS.filter((c) => c !== 'undo');
+
+  it.each(pairs(ROLLOUT_STATES, queued))(
     'the machine carries out a queued command in %s → %s exactly when COMMANDS_ACCEPTED lists it',
     async (state, command) => {
       const clock = new FakeClock(T0 + 60_000);

@@ -28,6 +28,15 @@ export interface RolloutRecord {
   step: number;
   /** The route's versions when the rollout was created; a rollback restores exactly these. */
   fromVersions: VersionWeight[];
+  /**
+   * The route's weights once this rollout completes; absent = all traffic on `plan.toVersion`.
+   * An undo sets them to the undone rollout's `fromVersions`.
+   */
+  finalWeights?: VersionWeight[];
+  /** An undo: the completed rollout whose previous weights this one restores. */
+  undoOf?: string;
+  /** A completed rollout that was undone: the undo's id. */
+  undoneBy?: string;
   /** The weights this rollout last committed (or the original ones). */
   weights: VersionWeight[];
   /** Routing epoch of this rollout's last committed weight change (0 = none yet). */

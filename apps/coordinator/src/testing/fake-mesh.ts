@@ -6,6 +6,7 @@ import type {
   DesiredVersions,
   DrainStatus,
   ModelCatalog,
+  RouteChange,
   RouteSnapshot,
   RouteStore,
   RouterFleet,
@@ -53,7 +54,7 @@ export class FakeMesh
 {
   epoch = 10;
   routes: Route[] = [];
-  audit: { epoch: number; who: string; versions: VersionWeight[] }[] = [];
+  audit: { epoch: number; who: string; target: string; versions: VersionWeight[] }[] = [];
   /** address → model → served versions */
   backends = new Map<string, Map<string, number[]>>();
   loads: { address: string; model: string; versions: number[] }[] = [];
@@ -84,6 +85,11 @@ export class FakeMesh
   async routesOfModel(model: string): Promise<Route[]> {
     return this.routes.filter((r) => r.model === model).map((r) => structuredClone(r));
   }
+  async changesSince(tenant: string, task: string, epoch: number): Promise<RouteChange[]> {
+    return this.audit
+      .filter((e) => e.epoch > epoch && e.target === `${tenant}/${task}`)
+      .map((e) => ({ epoch: e.epoch, who: e.who, action: 'route.upsert' }));
+  }
   async setVersions(
     tenant: string,
     task: string,
@@ -100,7 +106,12 @@ export class FakeMesh
     if (!route) throw new Error('no route');
     route.versions = versions.map((v) => ({ ...v }));
     this.epoch += 1;
-    this.audit.push({ epoch: this.epoch, who: options.who, versions: route.versions });
+    this.audit.push({
+      epoch: this.epoch,
+      who: options.who,
+      target: `${tenant}/${task}`,
+      versions: route.versions,
+    });
     return this.epoch;
   }
 
@@ -116,7 +127,12 @@ export class FakeMesh
     if (shadow) route.shadow = { ...shadow };
     else delete route.shadow;
     this.epoch += 1;
-    this.audit.push({ epoch: this.epoch, who: options.who, versions: route.versions });
+    this.audit.push({
+      epoch: this.epoch,
+      who: options.who,
+      target: `${tenant}/${task}`,
+      versions: route.versions,
+    });
     return this.epoch;
   }
 

@@ -157,6 +157,9 @@ export interface RolloutView {
   state: string;
   step: number;
   weights: { version: number; weight: number }[];
+  finalWeights?: { version: number; weight: number }[];
+  undoOf?: string;
+  undoneBy?: string;
   timeline: {
     from: string;
     to: string;

@@ -445,4 +445,121 @@ describe('rollout coordinator, end to end', () => {
       { version: 2, weight: 100 },
     ]);
   });
+  it('undoes the last completed rollout under load: the retired version is READY again before any traffic moves, 0 failed', async () => {
+    const { body: list } = await call<{ rollouts: RolloutView[] }>(
+      coordinatorUrl(),
+      'GET',
+      '/v1/rollouts',
+      { key: ADMIN },
+    );
+    // The previous test's rollout: version GOOD_VERSION → 2, completed, GOOD_VERSION retired.
+    const last = list.rollouts.find((r) => r.state === 'completed')!;
+    expect(last.weights).toEqual([{ version: 2, weight: 100 }]);
+    for (const host of hosts) {
+      expect(stateOf(await repositoryIndex(host), GOOD_VERSION)).toBe('UNAVAILABLE/unloaded');
+    }
+
+    const load = startLoad(routerUrls);
+    await pollUntil(() => (load.answers.length >= 20 ? true : undefined), {
+      timeoutMs: 60_000,
+      what: 'load on version 2',
+    });
+    const undo = await call<RolloutView>(coordinatorUrl(), 'POST', `/v1/rollouts/${last.id}/undo`, {
+      key: ADMIN,
+    });
+    expect(undo.status).toBe(201);
+    expect(undo.body).toMatchObject({
+      state: 'pending',
+      undoOf: last.id,
+      finalWeights: [{ version: GOOD_VERSION, weight: 100 }],
+    });
+    const done = await waitForRollout(
+      coordinatorUrl,
+      undo.body.id,
+      (v) => v.state === 'completed',
+      'the undo completed',
+    );
+    const answers = await load.stop();
+
+    expect(failures(answers)).toEqual([]);
+    expect(undeclared(answers)).toEqual([]);
+    expect(transitions(done)).toEqual([
+      'loading',
+      'waiting_for_window',
+      'canary:1',
+      'baking',
+      'promoted',
+      'draining',
+      'completed',
+    ]);
+    // Loaded everywhere and routable on every router before the one step moved traffic.
+    expect(done.timeline[1]?.reason).toBe(
+      `version ${GOOD_VERSION} ready on every backend and routable on every router`,
+    );
+    expect(done.timeline.at(-1)?.reason).toBe('retired version 2 on every backend');
+    expect(await routeVersions()).toEqual([{ version: GOOD_VERSION, weight: 100 }]);
+    for (const host of hosts) {
+      const index = await repositoryIndex(host);
+      expect([stateOf(index, 2), stateOf(index, GOOD_VERSION)]).toEqual([
+        'UNAVAILABLE/unloaded',
+        'READY',
+      ]);
+    }
+    expect((await getRollout(coordinatorUrl(), last.id)).undoneBy).toBe(undo.body.id);
+  });
+
+  it('refuses to undo after a later edit of the route (409 ROUTE_CHANGED) unless forced', async () => {
+    const { body: list } = await call<{ rollouts: RolloutView[] }>(
+      coordinatorUrl(),
+      'GET',
+      '/v1/rollouts',
+      { key: ADMIN },
+    );
+    const lastUndo = list.rollouts.find((r) => r.state === 'completed' && r.undoOf)!;
+    // An operator re-applies the route by hand: same weights, but an audited edit.
+    const { epoch } = await table.upsertRoute(
+      { tenant: '*', task: TASK, model: MODEL, versions: [{ version: GOOD_VERSION, weight: 100 }] },
+      { who: 'admin:e2e' },
+    );
+    const refused = await call(coordinatorUrl(), 'POST', `/v1/rollouts/${lastUndo.id}/undo`, {
+      key: ADMIN,
+    });
+    expect(refused.status).toBe(409);
+    expect(refused.body.error.code).toBe('ROUTE_CHANGED');
+    expect(refused.body.error.message).toContain(`epoch ${epoch} route.upsert by admin:e2e`);
+    // Nothing started: the route has no active rollout.
+    expect(await routeVersions()).toEqual([{ version: GOOD_VERSION, weight: 100 }]);
+
+    const forced = await call<RolloutView>(
+      coordinatorUrl(),
+      'POST',
+      `/v1/rollouts/${lastUndo.id}/undo?force=true`,
+      { key: ADMIN },
+    );
+    expect(forced.status).toBe(201);
+    expect(forced.body).toMatchObject({
+      undoOf: lastUndo.id,
+      finalWeights: [{ version: 2, weight: 100 }],
+    });
+    // One rollout per route: a second undo waits for this one; then it is aborted.
+    const second = await call(
+      coordinatorUrl(),
+      'POST',
+      `/v1/rollouts/${lastUndo.id}/undo?force=true`,
+      {
+        key: ADMIN,
+      },
+    );
+    expect([second.status, second.body.error.code]).toEqual([409, 'ROLLOUT_CONFLICT']);
+    const bad = await call(coordinatorUrl(), 'POST', `/v1/rollouts/${lastUndo.id}/undo?force=yes`, {
+      key: ADMIN,
+    });
+    expect([bad.status, bad.body.error.code]).toEqual([400, 'INVALID_ARGUMENT']);
+    expect(bad.body.error.message).toContain('force');
+    expect(
+      (await call(coordinatorUrl(), 'POST', `/v1/rollouts/${forced.body.id}/abort`, { key: ADMIN }))
+        .status,
+    ).toBe(202);
+    await waitForRollout(coordinatorUrl, forced.body.id, (v) => v.state === 'aborted', 'aborted');
+  });
 });

@@ -8,9 +8,16 @@
  *   npm run mesh -- rollout …     the coordinator's rollout API (see rollout-cli/)
  *   npm run mesh -- model add|check …   bring your own model (see model-cli/; no Redis)
  *   npm run mesh -- job ...        bulk jobs through the router API (scripts/job-cli.ts)
- * Uses REDIS_URL, REDIS_KEY_PREFIX and MESH_CONFIG like the apps.
+ * Uses the Redis variables (docs/redis.md), REDIS_KEY_PREFIX and MESH_CONFIG like the apps.
  */
-import { createRedis, closeRedis, keyPrefix, loadConfig, redisUrl } from '@mesh/config';
+import {
+  closeRedis,
+  createRedis,
+  loadConfig,
+  redisEndpointOf,
+  redisEnv,
+  redisIssues,
+} from '@mesh/config';
 import { RoutingTableRepository, describeSeed, seedFromMeshConfig } from '@mesh/routing';
 import { z } from 'zod';
 import { runJobCommand } from './job-cli';
@@ -27,12 +34,13 @@ async function main(): Promise<number> {
   if (command === 'rollout') return rolloutCommand(process.argv.slice(3));
   if (command === 'job') return runJobCommand(process.argv.slice(3));
   if (command === 'reset') return runResetCommand(process.argv.slice(3));
-  const config = loadConfig('mesh', {
-    REDIS_URL: redisUrl,
-    REDIS_KEY_PREFIX: keyPrefix,
-    MESH_CONFIG: z.string().default('deploy/config/mesh.yaml'),
-  });
-  const redis = createRedis('commands', { url: config.REDIS_URL, name: 'mesh-cli' });
+  const config = loadConfig(
+    'mesh',
+    { ...redisEnv, MESH_CONFIG: z.string().default('deploy/config/mesh.yaml') },
+    process.env,
+    redisIssues,
+  );
+  const redis = createRedis('commands', { endpoint: redisEndpointOf(config), name: 'mesh-cli' });
   const repo = new RoutingTableRepository(redis, { keyPrefix: config.REDIS_KEY_PREFIX });
   try {
     switch (command) {

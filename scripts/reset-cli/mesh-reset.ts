@@ -1,9 +1,11 @@
 /**
  * What `npm run mesh -- reset` removes and rewrites under one key prefix, and the doing of it.
- * Keys are found with SCAN MATCH on the prefix's patterns (never KEYS) and deleted in pipelined
- * batches, one DEL per key, so the same code works when the keys sit in different Cluster slots.
+ * Keys are found with SCAN MATCH on the prefix's patterns (never KEYS), on every primary of a
+ * Redis Cluster, and deleted in batches, one DEL per key, so the same code works when the keys
+ * sit in different Cluster slots (pipelined on one server; sent at once, each to its node, on a
+ * Cluster, whose pipelines must stay on one node).
  */
-import type { RedisClient } from '@mesh/config';
+import { isCluster, primariesOf, type RedisClient } from '@mesh/config';
 import { JobKeys, bullPrefix } from '@mesh/jobs';
 import {
   describeSeed,
@@ -63,12 +65,14 @@ export async function findResetKeys(
         if ((await redis.exists(source.key)) === 1) keys.add(source.key);
         continue;
       }
-      let cursor = '0';
-      do {
-        const [next, page] = await redis.scan(cursor, 'MATCH', source.match, 'COUNT', BATCH);
-        for (const key of page) keys.add(key);
-        cursor = next;
-      } while (cursor !== '0');
+      for (const node of primariesOf(redis)) {
+        let cursor = '0';
+        do {
+          const [next, page] = await node.scan(cursor, 'MATCH', source.match, 'COUNT', BATCH);
+          for (const key of page) keys.add(key);
+          cursor = next;
+        } while (cursor !== '0');
+      }
     }
     found[kind] = [...keys].sort();
   }
@@ -79,6 +83,11 @@ export async function findResetKeys(
 async function deleteKeys(redis: RedisClient, keys: readonly string[]): Promise<number> {
   let deleted = 0;
   for (let i = 0; i < keys.length; i += BATCH) {
+    if (isCluster(redis)) {
+      const counts = await Promise.all(keys.slice(i, i + BATCH).map((key) => redis.del(key)));
+      deleted += counts.reduce((a, b) => a + b, 0);
+      continue;
+    }
     const pipeline = redis.pipeline();
     for (const key of keys.slice(i, i + BATCH)) pipeline.del(key);
     for (const [err, n] of (await pipeline.exec()) ?? []) {

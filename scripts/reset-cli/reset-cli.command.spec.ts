@@ -1,7 +1,8 @@
 import { join } from 'node:path';
 import type { RoutingTableData } from '@mesh/routing';
 import { seededVersions } from './mesh-reset';
-import { DEMO_SEED, isLoopbackRedis, resetRefusal } from './reset-cli.command';
+import { standaloneEndpoint } from '@mesh/config';
+import { DEMO_SEED, isLoopbackEndpoint, isLoopbackRedis, resetRefusal } from './reset-cli.command';
 
 describe('isLoopbackRedis', () => {
   it.each([
@@ -18,8 +19,44 @@ describe('isLoopbackRedis', () => {
   });
 });
 
+describe('isLoopbackEndpoint', () => {
+  const node = (host: string, port: number) => ({ host, port });
+
+  it('needs every seed node or Sentinel on this machine', () => {
+    const cluster = (...hosts: string[]) => ({
+      mode: 'cluster' as const,
+      nodes: hosts.map((h, i) => node(h, 7000 + i)),
+      tls: false,
+    });
+    expect(isLoopbackEndpoint(cluster('127.0.0.1', 'localhost', '::1'))).toBe(true);
+    expect(isLoopbackEndpoint(cluster('127.0.0.1', '10.0.0.5'))).toBe(false);
+    expect(
+      isLoopbackEndpoint({
+        mode: 'sentinel',
+        sentinels: [node('127.0.0.1', 26379)],
+        masterName: 'mesh',
+        tls: false,
+      }),
+    ).toBe(true);
+  });
+
+  it('names the cluster variable when it refuses a remote cluster', () => {
+    const why = resetRefusal({
+      redis: { mode: 'cluster', nodes: [node('10.0.0.5', 7000), node('::1', 7001)], tls: false },
+      seedFile: DEMO_SEED,
+      demoSeed: DEMO_SEED,
+      prefixGiven: false,
+    });
+    expect(why).toContain('REDIS_CLUSTER_NODES is not on this machine (10.0.0.5:7000,[::1]:7001;');
+  });
+});
+
 describe('resetRefusal', () => {
-  const ok = { redisUrl: 'redis://127.0.0.1:6379', seedFile: DEMO_SEED, demoSeed: DEMO_SEED };
+  const ok = {
+    redis: standaloneEndpoint('redis://127.0.0.1:6379'),
+    seedFile: DEMO_SEED,
+    demoSeed: DEMO_SEED,
+  };
 
   it('lets a loopback Redis seeded from the demo file be reset', () => {
     expect(resetRefusal({ ...ok, prefixGiven: false })).toBeUndefined();
@@ -30,7 +67,7 @@ describe('resetRefusal', () => {
 
   it('names every reason it refuses, without the URL credentials', () => {
     const why = resetRefusal({
-      redisUrl: 'redis://:hunter2@10.0.0.5:6379',
+      redis: standaloneEndpoint('redis://:hunter2@10.0.0.5:6379'),
       seedFile: 'deploy/config/prod.yaml',
       demoSeed: DEMO_SEED,
       prefixGiven: false,
@@ -42,7 +79,11 @@ describe('resetRefusal', () => {
   });
 
   it('lets an explicit --prefix through', () => {
-    const remote = { redisUrl: 'redis://10.0.0.5:6379', seedFile: 'x.yaml', demoSeed: DEMO_SEED };
+    const remote = {
+      redis: standaloneEndpoint('redis://10.0.0.5:6379'),
+      seedFile: 'x.yaml',
+      demoSeed: DEMO_SEED,
+    };
     expect(resetRefusal({ ...remote, prefixGiven: true })).toBeUndefined();
   });
 });

@@ -5,14 +5,26 @@
  * indexes, quotas) and the BullMQ queues under `<prefix>:{bull}` are removed.
  *
  * Without `--yes` it prints what it would remove and exits 1. It refuses outright unless Redis
- * is on this machine (REDIS_URL host 127.0.0.1, localhost or ::1) and MESH_CONFIG is the
- * repository's demo `deploy/config/mesh.yaml`, or `--prefix` names the prefix to reset.
- * Uses REDIS_URL, REDIS_KEY_PREFIX and MESH_CONFIG like the apps.
+ * is on this machine (every host of REDIS_URL, REDIS_CLUSTER_NODES or REDIS_SENTINELS is
+ * 127.0.0.1, localhost or ::1) and MESH_CONFIG is the repository's demo
+ * `deploy/config/mesh.yaml`, or `--prefix` names the prefix to reset.
+ * Uses the Redis variables (docs/redis.md), REDIS_KEY_PREFIX and MESH_CONFIG like the apps.
  */
 import { realpathSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { closeRedis, createRedis, keyPrefix, loadConfig, redisUrl } from '@mesh/config';
+import {
+  closeRedis,
+  createRedis,
+  formatHostPort,
+  keyPrefix,
+  loadConfig,
+  redisEndpointOf,
+  redisEnv,
+  redisHosts,
+  redisIssues,
+  type RedisEndpoint,
+} from '@mesh/config';
 import { RoutingTableRepository } from '@mesh/routing';
 import { z } from 'zod';
 import { applyReset, describePlan, describeResult, planReset } from './mesh-reset';
@@ -25,7 +37,7 @@ export const DEMO_SEED = join(__dirname, '..', '..', 'deploy', 'config', 'mesh.y
 const LOOPBACK_HOSTS = new Set(['127.0.0.1', 'localhost', '::1', '[::1]']);
 
 export interface ResetCommandIo {
-  /** Where REDIS_URL, REDIS_KEY_PREFIX and MESH_CONFIG are read; process.env by default. */
+  /** Where the Redis variables and MESH_CONFIG are read; process.env by default. */
   env?: NodeJS.ProcessEnv;
   print?: (line: string) => void;
   printError?: (line: string) => void;
@@ -44,6 +56,19 @@ export function isLoopbackRedis(url: string): boolean {
   }
 }
 
+/** True when every host the endpoint names (URL, seed nodes, Sentinels) is on this machine. */
+export function isLoopbackEndpoint(endpoint: RedisEndpoint): boolean {
+  if (endpoint.mode === 'standalone') return isLoopbackRedis(endpoint.url);
+  const hosts = redisHosts(endpoint);
+  return hosts.length > 0 && hosts.every((h) => LOOPBACK_HOSTS.has(h.toLowerCase()));
+}
+
+const MODE_VARIABLE = {
+  standalone: 'REDIS_URL',
+  cluster: 'REDIS_CLUSTER_NODES',
+  sentinel: 'REDIS_SENTINELS',
+} as const;
+
 function canonical(file: string): string {
   try {
     return realpathSync(file);
@@ -57,16 +82,16 @@ function canonical(file: string): string {
  * loopback Redis seeded from the demo file is reset (a shared Redis or a real seed is not).
  */
 export function resetRefusal(input: {
-  redisUrl: string;
+  redis: RedisEndpoint;
   seedFile: string;
   demoSeed: string;
   prefixGiven: boolean;
 }): string | undefined {
   if (input.prefixGiven) return undefined;
   const problems: string[] = [];
-  if (!isLoopbackRedis(input.redisUrl)) {
+  if (!isLoopbackEndpoint(input.redis)) {
     problems.push(
-      `REDIS_URL is not on this machine (${hostOf(input.redisUrl)}; 127.0.0.1, localhost or ::1)`,
+      `${MODE_VARIABLE[input.redis.mode]} is not on this machine (${hostsOf(input.redis)}; 127.0.0.1, localhost or ::1)`,
     );
   }
   if (canonical(input.seedFile) !== canonical(input.demoSeed)) {
@@ -76,10 +101,12 @@ export function resetRefusal(input: {
   return `refusing to reset: ${problems.join('; ')}. Name the prefix to reset with --prefix <p> --yes if you mean it.`;
 }
 
-/** host:port of a Redis URL, without credentials, for messages. */
-function hostOf(url: string): string {
+/** host:port of each node the endpoint names, without credentials, for messages. */
+function hostsOf(endpoint: RedisEndpoint): string {
+  if (endpoint.mode === 'cluster') return endpoint.nodes.map(formatHostPort).join(',');
+  if (endpoint.mode === 'sentinel') return endpoint.sentinels.map(formatHostPort).join(',');
   try {
-    const u = new URL(url);
+    const u = new URL(endpoint.url);
     return u.port ? `${u.hostname}:${u.port}` : u.hostname;
   } catch {
     return 'not a URL';
@@ -104,13 +131,11 @@ export async function runResetCommand(args: string[], io: ResetCommandIo = {}): 
   }
   const config = loadConfig(
     'mesh',
-    {
-      REDIS_URL: redisUrl,
-      REDIS_KEY_PREFIX: keyPrefix,
-      MESH_CONFIG: z.string().default('deploy/config/mesh.yaml'),
-    },
+    { ...redisEnv, MESH_CONFIG: z.string().default('deploy/config/mesh.yaml') },
     io.env ?? process.env,
+    redisIssues,
   );
+  const redis = redisEndpointOf(config);
   let prefix = config.REDIS_KEY_PREFIX;
   if (flags.prefix !== undefined) {
     const parsed = keyPrefix.safeParse(flags.prefix);
@@ -121,7 +146,7 @@ export async function runResetCommand(args: string[], io: ResetCommandIo = {}): 
     prefix = parsed.data;
   }
   const refusal = resetRefusal({
-    redisUrl: config.REDIS_URL,
+    redis,
     seedFile: config.MESH_CONFIG,
     demoSeed: io.demoSeed ?? DEMO_SEED,
     prefixGiven: flags.prefix !== undefined,
@@ -130,25 +155,25 @@ export async function runResetCommand(args: string[], io: ResetCommandIo = {}): 
     printError(refusal);
     return 1;
   }
-  const redis = createRedis('commands', {
-    url: config.REDIS_URL,
+  const client = createRedis('commands', {
+    endpoint: redis,
     name: 'mesh-cli-reset',
     commandTimeoutMs: 10_000,
   });
   try {
-    const plan = await planReset(redis, prefix, config.MESH_CONFIG);
+    const plan = await planReset(client, prefix, config.MESH_CONFIG);
     if (!flags.yes) {
       for (const line of describePlan(plan)) print(line);
       const again = flags.prefix === undefined ? '' : ` --prefix ${prefix}`;
       printError(`nothing changed: add --yes to reset (npm run mesh -- reset${again} --yes)`);
       return 1;
     }
-    const repository = new RoutingTableRepository(redis, { keyPrefix: prefix });
+    const repository = new RoutingTableRepository(client, { keyPrefix: prefix });
     const who = io.who ?? `mesh-cli-reset:${process.env.USER ?? 'unknown'}`;
-    const result = await applyReset(redis, repository, plan, who);
+    const result = await applyReset(client, repository, plan, who);
     for (const line of describeResult(plan, result)) print(line);
     return 0;
   } finally {
-    await closeRedis(redis);
+    await closeRedis(client);
   }
 }

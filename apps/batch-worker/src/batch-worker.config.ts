@@ -1,4 +1,4 @@
-import { commonEnv, loadConfig, port, positiveInt, redisEnv } from '@mesh/config';
+import { commonEnv, loadConfig, port, positiveInt, redisEnv, redisIssues } from '@mesh/config';
 import { jobsEnv } from '@mesh/jobs';
 import { kserveClientEnv, kserveClientIssues, withKServeAliases } from '@mesh/kserve';
 import { z } from 'zod';
@@ -44,5 +44,8 @@ export function loadBatchWorkerConfig(env: NodeJS.ProcessEnv = process.env) {
   const withAliases = withKServeAliases(env, WORKER_KSERVE_ALIASES, {
     KSERVE_DEADLINE_MS: '30000',
   });
-  return loadConfig('batch-worker', workerEnv, withAliases, kserveClientIssues);
+  return loadConfig('batch-worker', workerEnv, withAliases, (c) => [
+    ...redisIssues(c),
+    ...kserveClientIssues(c),
+  ]);
 }

@@ -1,5 +1,5 @@
 import { type DynamicModule, Module, type Provider } from '@nestjs/common';
-import type { RedisClient } from '@mesh/config';
+import { redisEndpointOf, type RedisClient } from '@mesh/config';
 import { JobRepository } from '@mesh/jobs';
 import {
   HealthController,
@@ -49,7 +49,9 @@ export class BatchWorkerModule {
   ): DynamicModule {
     return {
       module: BatchWorkerModule,
-      imports: [RedisModule.register({ url: config.REDIS_URL, connections: CONNECTIONS })],
+      imports: [
+        RedisModule.register({ endpoint: redisEndpointOf(config), connections: CONNECTIONS }),
+      ],
       controllers: [HealthController, MetricsController],
       providers: [
         { provide: METRICS_REGISTRY, useValue: createMetricsRegistry('batch-worker') },

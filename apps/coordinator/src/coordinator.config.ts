@@ -1,5 +1,13 @@
 import { existsSync, statSync } from 'node:fs';
-import { commonEnv, ConfigError, loadConfig, port, positiveInt, redisEnv } from '@mesh/config';
+import {
+  commonEnv,
+  ConfigError,
+  loadConfig,
+  port,
+  positiveInt,
+  redisEnv,
+  redisIssues,
+} from '@mesh/config';
 import { jobsEnv } from '@mesh/jobs';
 import { kserveClientEnv, kserveClientIssues } from '@mesh/kserve';
 import { z } from 'zod';
@@ -37,7 +45,10 @@ const coordinatorEnv = {
 export type CoordinatorConfig = ReturnType<typeof loadCoordinatorConfig>;
 
 export function loadCoordinatorConfig(env: NodeJS.ProcessEnv = process.env) {
-  const config = loadConfig('coordinator', coordinatorEnv, env, kserveClientIssues);
+  const config = loadConfig('coordinator', coordinatorEnv, env, (c) => [
+    ...redisIssues(c),
+    ...kserveClientIssues(c),
+  ]);
   // A lease renewed less than twice per lifetime would lapse under a slow tick.
   if (config.COORDINATOR_LEASE_MS < 2 * config.COORDINATOR_TICK_MS) {
     throw new ConfigError('coordinator', [

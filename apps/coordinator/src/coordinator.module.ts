@@ -1,4 +1,5 @@
 import { type DynamicModule, Module } from '@nestjs/common';
+import { redisEndpointOf } from '@mesh/config';
 import { JobRepository } from '@mesh/jobs';
 import type { KServeClient } from '@mesh/kserve';
 import {
@@ -38,7 +39,7 @@ export class CoordinatorModule {
       module: CoordinatorModule,
       imports: [
         RedisModule.register({
-          url: config.REDIS_URL,
+          endpoint: redisEndpointOf(config),
           connections: [
             { token: REDIS_CLIENT, role: 'commands', name: 'coordinator' },
             { token: HEALTH_REDIS, role: 'commands', name: 'coordinator-health' },

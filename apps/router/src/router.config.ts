@@ -1,4 +1,12 @@
-import { commonEnv, fraction, loadConfig, port, positiveInt, redisEnv } from '@mesh/config';
+import {
+  commonEnv,
+  fraction,
+  loadConfig,
+  port,
+  positiveInt,
+  redisEnv,
+  redisIssues,
+} from '@mesh/config';
 import { jobsEnv } from '@mesh/jobs';
 import {
   grpcServerTlsEnv,
@@ -129,6 +137,7 @@ export const ROUTER_KSERVE_ALIASES = {
 
 export function loadRouterConfig(env: NodeJS.ProcessEnv = process.env) {
   return loadConfig('router', routerEnv, withKServeAliases(env, ROUTER_KSERVE_ALIASES), (c) => [
+    ...redisIssues(c),
     ...kserveClientIssues(c),
     ...grpcServerTlsIssues(c, 'ROUTER_GRPC'),
   ]);

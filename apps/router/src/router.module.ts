@@ -1,5 +1,5 @@
 import { type DynamicModule, Module } from '@nestjs/common';
-import type { RedisClient } from '@mesh/config';
+import { redisEndpointOf, type RedisClient } from '@mesh/config';
 import { KServeBackends, type VersionCatalog } from '@mesh/inference';
 import { RoutingTableCache } from '@mesh/routing';
 import {
@@ -40,7 +40,7 @@ export class RouterModule {
       module: RouterModule,
       imports: [
         RedisModule.register({
-          url: config.REDIS_URL,
+          endpoint: redisEndpointOf(config),
           connections: [
             {
               token: REDIS,

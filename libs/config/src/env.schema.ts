@@ -1,5 +1,6 @@
 import { statSync } from 'node:fs';
 import { z } from 'zod';
+import { DEFAULT_REDIS_URL, parseHostPort, type HostPort } from './redis.endpoint';
 
 /** A TCP port from the environment; 0 means "pick any free port". */
 export const port = (fallback: number) =>
@@ -10,10 +11,34 @@ export const port = (fallback: number) =>
     .max(65535, 'must be between 0 and 65535')
     .default(fallback);
 
-export const redisUrl = z
+const redisUrlFormat = z
   .string()
-  .default('redis://127.0.0.1:6379')
   .refine((v) => /^rediss?:\/\/[^\s]+$/.test(v), 'must be a redis:// or rediss:// URL');
+
+/** A standalone Redis's URL, with the default; apps read it through `redisEnv`. */
+export const redisUrl = redisUrlFormat.default(DEFAULT_REDIS_URL);
+
+/** `host:port,host:port`: Redis Cluster seed nodes or Sentinels (IPv6 as `[::1]:26379`). */
+export const hostPorts = z
+  .string()
+  .transform((v) =>
+    v
+      .split(',')
+      .map((s) => s.trim())
+      .filter((s) => s.length > 0),
+  )
+  .refine((list) => list.length > 0, 'must list at least one host:port')
+  .refine(
+    (list) => list.every((e) => parseHostPort(e) !== undefined),
+    'every entry must be host:port',
+  )
+  .transform((list) => list.map((e) => parseHostPort(e) as HostPort));
+
+/** `true` or `false`. */
+const flag = z
+  .enum(['true', 'false'], { message: 'must be true or false' })
+  .default('false')
+  .transform((v) => v === 'true');
 
 export const keyPrefix = z
   .string()
@@ -84,8 +109,25 @@ export const commonEnv = {
   HTTP_HEADERS_TIMEOUT_MS: positiveInt(10_000),
 };
 
-/** Variables of apps that talk to Redis. */
+/**
+ * Variables of apps that talk to Redis (docs/redis.md). One mode: REDIS_URL (standalone, the
+ * default `redis://127.0.0.1:6379` when none is named), REDIS_CLUSTER_NODES (cluster) or
+ * REDIS_SENTINELS with REDIS_SENTINEL_MASTER (sentinel); `redisIssues` checks the combination
+ * and `redisEndpointOf` turns the values into the one `RedisEndpoint` that `createRedis` takes.
+ */
 export const redisEnv = {
-  REDIS_URL: redisUrl,
+  REDIS_URL: redisUrlFormat.optional(),
+  REDIS_CLUSTER_NODES: hostPorts.optional(),
+  REDIS_SENTINELS: hostPorts.optional(),
+  REDIS_SENTINEL_MASTER: z
+    .string()
+    .regex(/^[\x21-\x7E]{1,128}$/, 'must be 1-128 printable characters without spaces')
+    .optional(),
+  REDIS_SENTINEL_PASSWORD: z.string().optional(),
+  /** ACL user and password of the data nodes; credentials in REDIS_URL take precedence. */
+  REDIS_USERNAME: z.string().optional(),
+  REDIS_PASSWORD: z.string().optional(),
+  /** TLS to every Redis node (and Sentinel); `rediss://` turns it on for a standalone URL. */
+  REDIS_TLS: flag,
   REDIS_KEY_PREFIX: keyPrefix,
 };

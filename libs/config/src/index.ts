@@ -4,15 +4,34 @@ export { loadConfig } from './load-config';
 export {
   closeRedis,
   createRedis,
+  isCluster,
+  primariesOf,
   roleOptions,
+  type CreateRedisConnectionOptions,
   type CreateRedisOptions,
   type RedisClient,
   type RedisRole,
 } from './redis.factory';
 export {
+  DEFAULT_REDIS_URL,
+  describeRedisEndpoint,
+  formatHostPort,
+  parseHostPort,
+  redisEndpointOf,
+  redisHosts,
+  redisIssues,
+  standaloneEndpoint,
+  type HostPort,
+  type RedisEndpoint,
+  type RedisEnvValues,
+  type RedisMode,
+} from './redis.endpoint';
+export { checkRedisServer, RedisSettingsError, type RedisServerReport } from './redis.checks';
+export {
   commonEnv,
   endpoints,
   fraction,
+  hostPorts,
   keyPrefix,
   logLevel,
   pemFile,

@@ -17,7 +17,8 @@ describe('loadConfig', () => {
       HOST: '127.0.0.1',
       HTTP_REQUEST_TIMEOUT_MS: 300_000,
       HTTP_HEADERS_TIMEOUT_MS: 10_000,
-      REDIS_URL: 'redis://127.0.0.1:6379',
+      // No mode named: redisEndpointOf gives the standalone default, redis://127.0.0.1:6379.
+      REDIS_TLS: false,
       REDIS_KEY_PREFIX: 'mesh',
       KSERVE_ENDPOINTS: ['127.0.0.1:8001'],
       ROUTER_HTTP_PORT: 8080,

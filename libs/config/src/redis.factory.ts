@@ -1,10 +1,12 @@
-import Redis, { type RedisOptions } from 'ioredis';
+import Redis, { Cluster, type ClusterOptions, type RedisOptions } from 'ioredis';
+import { standaloneEndpoint, type RedisEndpoint } from './redis.endpoint';
 
 /**
- * A Redis connection of the mesh. Standalone ioredis today; Cluster and Sentinel (ARCHITECTURE,
- * "Redis modes") widen this alias and `createRedis`, so callers already name the one type.
+ * A Redis connection of the mesh: an ioredis `Redis` (standalone, or a Sentinel-managed
+ * primary) or a `Cluster`. Both take the same commands; what only one of them has (a cluster's
+ * nodes) goes through the helpers below (`primariesOf`), not through a cast at the call site.
  */
-export type RedisClient = Redis;
+export type RedisClient = Redis | Cluster;
 
 /**
  * What a connection is for; its options follow from that (`roleOptions`).
@@ -20,8 +22,21 @@ export type RedisClient = Redis;
  */
 export type RedisRole = 'commands' | 'subscriber' | 'bullmq' | 'blocking' | 'probe';
 
-export interface CreateRedisOptions {
-  url: string;
+export type CreateRedisOptions = (
+  | {
+      /** Where Redis is (`redisEndpointOf` the app's config): standalone, cluster or sentinel. */
+      endpoint: RedisEndpoint;
+      url?: undefined;
+    }
+  | {
+      /** A standalone Redis by URL alone (tests, benches). */
+      url: string;
+      endpoint?: undefined;
+    }
+) &
+  CreateRedisConnectionOptions;
+
+export interface CreateRedisConnectionOptions {
   /** CLIENT SETNAME: which use a connection serves, in CLIENT LIST. One name per use. */
   name: string;
   /** `commands` only: longest wait for one command, queued time included. */
@@ -60,13 +75,91 @@ export function roleOptions(role: RedisRole, commandTimeoutMs?: number): RedisOp
   }
 }
 
-/** The one place the mesh opens a Redis connection. */
+/**
+ * The one place the mesh opens a Redis connection, in whichever mode the endpoint names. A bare
+ * URL is always one standalone server, so it gives a `Redis`.
+ */
+export function createRedis(
+  role: RedisRole,
+  options: { url: string; endpoint?: undefined } & CreateRedisConnectionOptions,
+): Redis;
+export function createRedis(role: RedisRole, options: CreateRedisOptions): RedisClient;
 export function createRedis(role: RedisRole, options: CreateRedisOptions): RedisClient {
-  return new Redis(options.url, {
+  const endpoint = options.endpoint ?? standaloneEndpoint(options.url);
+  const lazyConnect = options.lazyConnect ?? role === 'probe';
+  const node: RedisOptions = {
     ...roleOptions(role, options.commandTimeoutMs),
     connectionName: options.name,
-    lazyConnect: options.lazyConnect ?? role === 'probe',
-  });
+    ...(endpoint.username === undefined ? {} : { username: endpoint.username }),
+    ...(endpoint.password === undefined ? {} : { password: endpoint.password }),
+    ...(endpoint.tls ? { tls: {} } : {}),
+  };
+  switch (endpoint.mode) {
+    case 'standalone':
+      // Credentials in the URL win over REDIS_USERNAME/REDIS_PASSWORD (ioredis fills in only
+      // what the URL leaves out).
+      return new Redis(endpoint.url, { ...node, lazyConnect });
+    case 'sentinel':
+      return new Redis({
+        ...node,
+        lazyConnect,
+        sentinels: endpoint.sentinels.map(({ host, port }) => ({ host, port })),
+        name: endpoint.masterName,
+        role: 'master',
+        ...(endpoint.sentinelPassword === undefined
+          ? {}
+          : { sentinelPassword: endpoint.sentinelPassword }),
+        ...(endpoint.tls ? { enableTLSForSentinelMode: true, sentinelTLS: {} } : {}),
+        // Reconnects to the new primary as soon as the Sentinels announce the switch,
+        // instead of on the old one's next error.
+        failoverDetector: role !== 'probe',
+        ...(role === 'probe' ? { sentinelRetryStrategy: () => null } : {}),
+      });
+    case 'cluster':
+      return new Cluster(
+        endpoint.nodes.map(({ host, port }) => ({ host, port })),
+        clusterOptions(role, node, lazyConnect, endpoint.tls),
+      );
+  }
+}
+
+/**
+ * A Cluster's options: the role's node options go to every node connection; the cluster's
+ * own offline queue and reconnects follow the role (a probe neither queues nor retries).
+ */
+function clusterOptions(
+  role: RedisRole,
+  node: RedisOptions,
+  lazyConnect: boolean,
+  tls: boolean,
+): ClusterOptions {
+  const { retryStrategy: _retry, enableOfflineQueue: _queue, ...redisOptions } = node;
+  return {
+    redisOptions,
+    lazyConnect,
+    enableReadyCheck: true,
+    // Writes go to primaries; reads too, so a read sees the write before it.
+    scaleReads: 'master',
+    // With TLS, a node is reached by the name its certificate carries, not a resolved address.
+    ...(tls ? { dnsLookup: (address, callback) => callback(null, address) } : {}),
+    ...(role === 'probe' ? { enableOfflineQueue: false, clusterRetryStrategy: () => null } : {}),
+    // SSUBSCRIBE goes to the master owning the channel's slot (the job feed's per-job channels,
+    // ADR 0018); plain SUBSCRIBE keeps the cluster-wide subscriber connection.
+    ...(role === 'subscriber' ? { shardedSubscribers: true } : {}),
+  };
+}
+
+/** True for a Redis Cluster client. */
+export function isCluster(client: RedisClient): client is Cluster {
+  return client instanceof Cluster;
+}
+
+/**
+ * The primaries behind a client: every master node of a Cluster (for SCAN, INFO, settings
+ * checks: commands that answer for one node only), else the client itself.
+ */
+export function primariesOf(client: RedisClient): Redis[] {
+  return isCluster(client) ? client.nodes('master') : [client];
 }
 
 /**

@@ -1,5 +1,5 @@
 import { FlowProducer } from 'bullmq';
-import type Redis from 'ioredis';
+import type { RedisClient } from '@mesh/config';
 import { bullPrefix, chunkJobSpec, parentJobSpec, type RetryPolicy } from './job-queue.contracts';
 import type { JobRecord } from './job.types';
 
@@ -12,7 +12,7 @@ export class JobFlowProducer {
   private readonly flows: FlowProducer;
 
   constructor(
-    connection: Redis,
+    connection: RedisClient,
     keyPrefix: string,
     private readonly retry: RetryPolicy,
   ) {

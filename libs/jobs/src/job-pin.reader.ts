@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '@mesh/config';
 import { JobKeys } from './job.keys';
 import { TERMINAL_STATES, isJobState } from './job.types';
 
@@ -19,7 +19,7 @@ export class JobPinReader {
   private readonly keys: JobKeys;
 
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisClient,
     keyPrefix: string,
   ) {
     this.keys = new JobKeys(keyPrefix);

@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '@mesh/config';
 import { histogramQuantile, LATENCY_BOUNDS_MS } from './latency-histogram';
 import {
   parseSignalField,
@@ -37,7 +37,7 @@ export class RedisTrafficSignalSource
   private readonly bucketMs: number;
 
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisClient,
     private readonly options: RedisTrafficSignalSourceOptions,
   ) {
     this.bucketMs = options.bucketMs ?? 5000;

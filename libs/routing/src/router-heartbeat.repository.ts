@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '@mesh/config';
 import { z } from 'zod';
 import type { CanAllRouteResult, RouteBlocker, RouterHeartbeat } from './router-heartbeat.types';
 
@@ -28,7 +28,7 @@ export class RouterHeartbeatRepository {
   private readonly index: string;
 
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisClient,
     options: RouterHeartbeatRepositoryOptions,
   ) {
     this.prefix = `${options.keyPrefix}:{routers}:hb:`;

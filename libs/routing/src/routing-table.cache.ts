@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '@mesh/config';
 import { RouteResolver, type ResolvedRoute } from './route-resolver';
 import type { RoutingTableRepository } from './routing-table.repository';
 import type { Route, RoutingTable, Tenant } from './routing.types';
@@ -39,7 +39,7 @@ export class RoutingTableCache {
    */
   constructor(
     private readonly repository: RoutingTableRepository,
-    private readonly subscriber: Redis,
+    private readonly subscriber: RedisClient,
     private readonly options: RoutingTableCacheOptions = {},
   ) {
     this.refreshIntervalMs = options.refreshIntervalMs ?? 5000;

@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '@mesh/config';
 import { parseRoute, parseRoutingTableData, parseTenant } from './routing-table.schema';
 import { COMMIT_TABLE_SCRIPT } from './routing-table.script';
 import {
@@ -75,7 +75,7 @@ export class RoutingTableRepository {
   private readonly now: () => Date;
 
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisClient,
     options: RoutingTableRepositoryOptions,
   ) {
     this.keys = routingKeys(options.keyPrefix);

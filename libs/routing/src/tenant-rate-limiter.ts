@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '@mesh/config';
 import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
 import { RateLimitedError } from './routing.errors';
 import { routingKeys } from './routing.keys';
@@ -83,7 +83,7 @@ export class TenantRateLimiter {
   private readonly now: () => number;
 
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisClient,
     private readonly options: TenantRateLimiterOptions,
   ) {
     this.prefix = routingKeys(options.keyPrefix).rateLimit;

@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '@mesh/config';
 import { latencyBucket } from './latency-histogram';
 import {
   SHADOW_AGREED,
@@ -57,7 +57,7 @@ export class TrafficSignalRecorder {
   private flushing?: Promise<void>;
 
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisClient,
     private readonly options: TrafficSignalRecorderOptions,
   ) {
     this.bucketMs = options.bucketMs ?? 5000;

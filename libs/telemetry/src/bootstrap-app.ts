@@ -1,12 +1,14 @@
 import type { DynamicModule, Type } from '@nestjs/common';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import { redisEndpointOf, type RedisEnvValues } from '@mesh/config';
 import type { LevelWithSilent } from 'pino';
 import { createHttpApp, listenHttp, type HttpAppOptions } from './http-app';
 import { createLogger, type Logger } from './logger';
+import { checkRedisAtBoot } from './redis-boot.check';
 import { announceRedisPrefix, runMain } from './run-app';
 
-/** What every app's config has (commonEnv); REDIS_KEY_PREFIX when it uses Redis. */
-export interface AppConfig {
+/** What every app's config has (commonEnv); `redisEnv` (REDIS_KEY_PREFIX...) when it uses Redis. */
+export interface AppConfig extends RedisEnvValues {
   LOG_LEVEL: LevelWithSilent;
   HOST: string;
   REDIS_KEY_PREFIX?: string;
@@ -37,8 +39,8 @@ export interface BootstrapOptions<C extends AppConfig, P> {
 }
 
 /**
- * The one `main()` of the four apps: config (fail fast), logger, prepare, a Nest app on Fastify,
- * then init, microservices, HTTP, in that order. `app.init()` comes first because
+ * The one `main()` of the four apps: config (fail fast), logger, the Redis settings check (an app
+ * with `redisEnv`), prepare, a Nest app on Fastify, then init, microservices, HTTP, in that order. `app.init()` comes first because
  * `startAllMicroservices` does not run the bootstrap hooks: a gRPC port would otherwise take
  * calls before the app loaded what it serves (the router's routing table and backends).
  */
@@ -48,7 +50,11 @@ export function bootstrapApp<C extends AppConfig, P = undefined>(
   return runMain(options.service, async () => {
     const config = options.loadConfig();
     const logger = createLogger(options.service, config.LOG_LEVEL);
-    if (config.REDIS_KEY_PREFIX !== undefined) announceRedisPrefix(logger, config.REDIS_KEY_PREFIX);
+    if (config.REDIS_KEY_PREFIX !== undefined) {
+      const redis = redisEndpointOf(config);
+      announceRedisPrefix(logger, config.REDIS_KEY_PREFIX, redis);
+      await checkRedisAtBoot(options.service, redis, logger);
+    }
     const prepared = (await options.prepare?.(config, logger)) as P;
     const boot: BootContext<C, P> = { config, logger, prepared };
     const app = await createHttpApp(options.module(boot), logger, options.http?.(config));

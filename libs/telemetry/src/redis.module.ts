@@ -1,5 +1,11 @@
 import { type DynamicModule, Module, type OnApplicationShutdown } from '@nestjs/common';
-import { closeRedis, createRedis, type RedisClient, type RedisRole } from '@mesh/config';
+import {
+  closeRedis,
+  createRedis,
+  type RedisClient,
+  type RedisEndpoint,
+  type RedisRole,
+} from '@mesh/config';
 
 /** One connection an app needs: the token it is injected by, its role and its name. */
 export interface RedisConnectionSpec {
@@ -13,7 +19,8 @@ export interface RedisConnectionSpec {
 }
 
 export interface RedisModuleOptions {
-  url: string;
+  /** Where Redis is: `redisEndpointOf(config)` (standalone, cluster or sentinel). */
+  endpoint: RedisEndpoint;
   connections: readonly RedisConnectionSpec[];
 }
 
@@ -21,10 +28,15 @@ export interface RedisModuleOptions {
 export class RedisConnections {
   private readonly opened: RedisClient[] = [];
 
-  constructor(private readonly url: string) {}
+  constructor(private readonly endpoint: RedisEndpoint) {}
 
   open({ role, name, commandTimeoutMs, lazyConnect }: RedisConnectionSpec): RedisClient {
-    const client = createRedis(role, { url: this.url, name, commandTimeoutMs, lazyConnect });
+    const client = createRedis(role, {
+      endpoint: this.endpoint,
+      name,
+      commandTimeoutMs,
+      lazyConnect,
+    });
     this.opened.push(client);
     return client;
   }
@@ -43,12 +55,12 @@ export class RedisConnections {
 export class RedisModule implements OnApplicationShutdown {
   constructor(private readonly connections: RedisConnections) {}
 
-  static register({ url, connections }: RedisModuleOptions): DynamicModule {
+  static register({ endpoint, connections }: RedisModuleOptions): DynamicModule {
     return {
       module: RedisModule,
       global: true,
       providers: [
-        { provide: RedisConnections, useValue: new RedisConnections(url) },
+        { provide: RedisConnections, useValue: new RedisConnections(endpoint) },
         ...connections.map((spec) => ({
           provide: spec.token,
           inject: [RedisConnections],

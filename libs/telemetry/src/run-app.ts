@@ -1,6 +1,11 @@
 import type { INestApplication } from '@nestjs/common';
 import type { Logger } from 'pino';
-import { ConfigError } from '@mesh/config';
+import {
+  ConfigError,
+  describeRedisEndpoint,
+  RedisSettingsError,
+  type RedisEndpoint,
+} from '@mesh/config';
 
 /**
  * Standard `main()` wrapper: a ConfigError (or any boot failure) prints one clear message and
@@ -16,7 +21,7 @@ export async function runMain(
   try {
     booted = await boot();
   } catch (err: unknown) {
-    if (err instanceof ConfigError) {
+    if (err instanceof ConfigError || err instanceof RedisSettingsError) {
       process.stderr.write(`${err.message}\n`);
     } else {
       const msg = err instanceof Error ? (err.stack ?? err.message) : String(err);
@@ -61,11 +66,17 @@ export function announceListening(logger: Logger, name: string, url: string): vo
 
 /**
  * Says which Redis key namespace this process uses (`REDIS_KEY_PREFIX`): apps sharing one Redis
- * only see each other's routes, jobs and heartbeats under the same prefix. The URL is left out
- * (it may carry a password).
+ * only see each other's routes, jobs and heartbeats under the same prefix. With the endpoint,
+ * also its mode and nodes (`describeRedisEndpoint`: never credentials).
  */
-export function announceRedisPrefix(logger: Logger, keyPrefix: string): void {
-  logger.info({ event: 'redis', keyPrefix }, `redis key prefix "${keyPrefix}"`);
+export function announceRedisPrefix(
+  logger: Logger,
+  keyPrefix: string,
+  endpoint?: RedisEndpoint,
+): void {
+  const where =
+    endpoint === undefined ? {} : { mode: endpoint.mode, redis: describeRedisEndpoint(endpoint) };
+  logger.info({ event: 'redis', keyPrefix, ...where }, `redis key prefix "${keyPrefix}"`);
 }
 
 /** The URL of a listening Nest/Fastify app (resolves port 0 to the real one). */

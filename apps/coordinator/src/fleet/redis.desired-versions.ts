@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '@mesh/config';
 import { RolloutKeys } from '@mesh/rollout-contract';
 import type { DesiredVersions } from '../rollout/rollout.ports';
 
@@ -7,7 +7,7 @@ export class RedisDesiredVersions implements DesiredVersions {
   private readonly key: string;
 
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisClient,
     keyPrefix: string,
   ) {
     this.key = new RolloutKeys(keyPrefix).desired();

@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '@mesh/config';
 import type { Fence } from '@mesh/routing';
 
 /**
@@ -38,7 +38,7 @@ export class LeaderLease {
   private token = 0;
 
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisClient,
     private readonly keys: { leaderLease: string; fencingCounter: string },
     readonly holder: string,
     private readonly ttlMs: number,

@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '@mesh/config';
 import { isTerminal } from '@mesh/rollout-contract';
 import { FencedWriteError, type Fence } from '@mesh/routing';
 import { RevisionConflictError, RolloutConflictError } from './rollout.errors';
@@ -14,7 +14,7 @@ export class RolloutRepository {
   private readonly keys: RolloutKeys;
 
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisClient,
     keyPrefix: string,
   ) {
     this.keys = new RolloutKeys(keyPrefix);

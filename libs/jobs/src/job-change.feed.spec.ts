@@ -11,6 +11,7 @@ class FakeSubscriber extends EventEmitter {
   readonly sent: string[] = [];
   failNext = false;
   throwNext = false;
+  hangNext = false;
 
   ssubscribe(name: string): Promise<unknown> {
     return this.answer(`SSUBSCRIBE ${name}`);
@@ -29,6 +30,10 @@ class FakeSubscriber extends EventEmitter {
     if (this.throwNext) {
       this.throwNext = false;
       throw new Error('no sharded subscriber for the slot');
+    }
+    if (this.hangNext) {
+      this.hangNext = false;
+      return new Promise(() => undefined);
     }
     if (this.failNext) {
       this.failNext = false;
@@ -96,6 +101,19 @@ describe('JobChangeFeed', () => {
     fake.notice('j');
     await Promise.all([failed.changed, retried.changed]);
     for (const w of [failed, thrown, retried]) w.dispose();
+  });
+
+  it('resolves armed and ready after the fallback when SSUBSCRIBE gets no answer', async () => {
+    const fake = new FakeSubscriber();
+    const feed = feedOn(fake, 30);
+    fake.hangNext = true;
+    const wait = feed.arm('j', never);
+    await wait.armed;
+    await feed.ready();
+    // Not a failure: the next arm does not ask again (ioredis owns the redirected channel).
+    feed.arm('j', never).dispose();
+    expect(fake.sent).toEqual([`SSUBSCRIBE ${channel('j')}`]);
+    wait.dispose();
   });
 
   it('ends a wait after the fallback interval, notice or not', async () => {

@@ -26,7 +26,7 @@ interface ShardChannels {
 /** One job's channel: its open waits, and its subscription while waits (or the linger) hold it. */
 interface Watch {
   readonly wakes: Set<() => void>;
-  /** Settles once SSUBSCRIBE has answered, either way. */
+  /** Settles once SSUBSCRIBE has answered, either way, or after the fallback interval. */
   active: Promise<void>;
   /** SSUBSCRIBE failed: the next arm asks again. */
   failed: boolean;
@@ -50,7 +50,8 @@ export const DEFAULT_LINGER_MS = 1000;
  *
  * Arm, await `armed`, read, then wait on `changed`: a notice published after `armed` resolved
  * is not lost. ioredis subscribes again after a reconnect (standalone, Sentinel) or a topology
- * change (Cluster with `shardedSubscribers`).
+ * change it has seen (Cluster with `shardedSubscribers`: a failover at once, a moved slot on
+ * its next slots refresh, so give that Cluster a `slotsRefreshInterval`).
  */
 export class JobChangeFeed {
   private readonly watches = new Map<string, Watch>();
@@ -152,9 +153,12 @@ export class JobChangeFeed {
     watch.failed = false;
     if (!this.channels || this.closed) return;
     const channels = this.channels;
-    watch.active = settle(() => channels.ssubscribe(channel)).then((ok) => {
+    const answered = settle(() => channels.ssubscribe(channel)).then((ok) => {
       if (!ok) watch.failed = true;
     });
+    // Bounded: a Cluster's SSUBSCRIBE redirected by a moved slot gets no answer (ioredis
+    // subscribes the channel on the new owner after its next slots refresh instead).
+    watch.active = within(answered, this.fallbackMs);
   }
 
   private release(channel: string, watch: Watch): void {
@@ -187,6 +191,18 @@ async function settle(command: () => Promise<unknown> | undefined): Promise<bool
   } catch {
     return false;
   }
+}
+
+/** Resolves when `settled` does or after `ms`, whichever comes first. */
+function within(settled: Promise<void>, ms: number): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(resolve, ms);
+    timer.unref();
+    void settled.then(() => {
+      clearTimeout(timer);
+      resolve();
+    });
+  });
 }
 
 /** A Cluster without sharded subscribers sends SSUBSCRIBE to one node, not the slot's owner. */

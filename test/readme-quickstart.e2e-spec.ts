@@ -223,6 +223,11 @@ const EXPECTED: {
     check: () => undefined,
   },
   {
+    what: 'a completed rollout undone with the CLI',
+    command: /npm run (-s )?mesh -- rollout undo /,
+    check: () => undefined,
+  },
+  {
     what: 'a rollout watched to its end with the CLI',
     command: /^npm run (-s )?mesh -- rollout status \S+ --watch/,
     check: (out) => {
@@ -302,7 +307,7 @@ afterAll(async () => {
 });
 
 describe('README quick start', () => {
-  it('shows each use: predict over HTTP and gRPC, a bulk job (CLI and curl), a rollout', () => {
+  it('shows each use: predict over HTTP and gRPC, a bulk job (CLI and curl), a rollout and its undo', () => {
     const missing = EXPECTED.filter((e) => !commands.some((c) => e.command.test(c)));
     expect(missing.map((e) => e.what)).toEqual([]);
   });

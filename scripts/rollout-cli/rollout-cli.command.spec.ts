@@ -56,10 +56,8 @@ describe('rollout CLI commands', () => {
     expect(calls).toEqual([
       { url: `http://127.0.0.1:8090/v1/rollouts/ro-1/undo${query}`, method: 'POST' },
     ]);
-    expect(lines).toEqual([
-      'ro-2 pending (undo of ro-1: back to v1:90 v2:10)',
-      'follow it: npm run mesh -- rollout status ro-2 --watch',
-    ]);
+    // One line, the new id first, as `create` prints: scripts take it with `cut -d' ' -f1`.
+    expect(lines).toEqual(['ro-2 pending (undo of ro-1: back to v1:90 v2:10)']);
     expect(ROLLOUT_USAGE).toContain('undo ID [--force]');
   });
 

@@ -73,7 +73,6 @@ export async function rolloutCommand(
         `/v1/rollouts/${encodeURIComponent(options.id)}/undo${query}`,
       )) as RolloutView;
       print(`${r.id} ${r.state} (undo of ${options.id}: back to ${weightList(r.finalWeights)})`);
-      print(`follow it: npm run mesh -- rollout status ${r.id} --watch`);
       return 0;
     }
   } else if (isOperatorCommand(sub) && rest[0]) {

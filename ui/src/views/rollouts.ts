@@ -15,11 +15,16 @@ export const rolloutsView: ViewFactory = (root, ctx) => {
   let last: Rollout[] = [];
 
   function command(r: Rollout, kind: OperatorCommandKind): void {
-    if ((kind === 'abort' || kind === 'promote') && !window.confirm(`${kind} rollout ${r.id}?`))
+    if (kind !== 'pause' && kind !== 'resume' && !window.confirm(`${kind} rollout ${r.id}?`))
       return;
     ctx.api
-      .json('POST', `/v1/rollouts/${encodeURIComponent(r.id)}/${kind}`)
-      .then(() => ctx.notify(`${kind} queued for ${r.id}`))
+      .json<Rollout>('POST', `/v1/rollouts/${encodeURIComponent(r.id)}/${kind}`)
+      .then((answer) => {
+        if (kind !== 'undo') return ctx.notify(`${kind} queued for ${r.id}`);
+        // An undo is a new rollout: select it so its timeline shows at once.
+        selected = answer.id;
+        ctx.notify(`undo of ${r.id} started as ${answer.id}`);
+      })
       .catch((err: Error) => ctx.notify(`${kind} refused: ${err.message}`, true));
   }
 
@@ -31,7 +36,10 @@ export const rolloutsView: ViewFactory = (root, ctx) => {
       h(
         'p',
         {},
-        `${r.plan.tenant}/${r.plan.task}: ${r.plan.model} → v${r.plan.toVersion}, steps ${r.plan.steps.map((s) => `${s.weight} %`).join(' → ')}`,
+        r.undoOf
+          ? `${r.plan.tenant}/${r.plan.task}: ${r.plan.model}, undo of ${r.undoOf} back to ${r.finalWeights.map((w) => `v${w.version}: ${w.weight}`).join(', ')}`
+          : `${r.plan.tenant}/${r.plan.task}: ${r.plan.model} → v${r.plan.toVersion}, steps ${r.plan.steps.map((s) => `${s.weight} %`).join(' → ')}`,
+        r.undoneBy ? ` · undone by ${r.undoneBy}` : '',
       ),
       h(
         'p',

@@ -17,6 +17,7 @@ describe('the coordinator OpenAPI document (generated from the zod schemas)', ()
         'post /v1/rollouts',
         'get /v1/rollouts',
         'get /v1/rollouts/{id}',
+        'post /v1/rollouts/{id}/undo',
         'post /v1/rollouts/{id}/{command}',
         'get /v1/dashboard/routes',
         'get /v1/dashboard/traffic',

@@ -4,7 +4,7 @@ import { closeRedis, createRedis } from '@mesh/config';
 import { JobKeys } from '@mesh/jobs';
 import { RolloutKeys } from '@mesh/rollout-contract';
 import { RoutingTableRepository, readMeshConfigFile } from '@mesh/routing';
-import { ROOT, uniquePrefix } from './support/app-process';
+import { ROOT, killGroup, uniquePrefix } from './support/app-process';
 import { pollUntil } from './support/poll';
 
 interface MeshUpEvent {
@@ -40,6 +40,8 @@ async function startUp(prefix: string, args: string[] = []): Promise<StartedUp> 
       COORDINATOR_PORT: '0',
     },
     stdio: ['ignore', 'pipe', 'pipe'],
+    // Its own process group: a failed test kills the apps it started along with it.
+    detached: true,
   });
   let output = '';
   proc.stdout!.on('data', (d: Buffer) => (output += d.toString()));
@@ -55,7 +57,7 @@ async function startUp(prefix: string, args: string[] = []): Promise<StartedUp> 
     );
     return { proc, output: () => output, exited, up };
   } catch (err: unknown) {
-    proc.kill('SIGKILL');
+    killGroup(proc);
     // The message is built after the poll failed, so it shows the output up to the timeout.
     const why = err instanceof Error ? err.message : String(err);
     throw new Error(`${why}; output:\n${output.slice(-3000)}`);
@@ -87,7 +89,7 @@ describe('npm run up', () => {
       proc.kill('SIGINT');
       await expect(exited).resolves.toBe(0);
     } finally {
-      proc.kill('SIGKILL');
+      killGroup(proc);
     }
   }, 120_000);
 
@@ -164,7 +166,7 @@ describe('npm run up', () => {
       started.proc.kill('SIGINT');
       await expect(started.exited).resolves.toBe(0);
     } finally {
-      started?.proc.kill('SIGKILL');
+      killGroup(started?.proc);
       let cursor = '0';
       do {
         const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 500);

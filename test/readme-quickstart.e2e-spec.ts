@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { createRedis, closeRedis } from '@mesh/config';
 import { parse as parseYaml } from 'yaml';
 import { hostPort } from './router-e2e.helpers';
-import { ROOT, uniquePrefix } from './support/app-process';
+import { ROOT, killGroup, uniquePrefix } from './support/app-process';
 import { commandsOf, fencedBlocks } from './support/readme-blocks';
 
 /**
@@ -63,16 +63,6 @@ function cleanEnv(): NodeJS.ProcessEnv {
     delete env[name];
   }
   return env;
-}
-
-/** Kills a process group this file started (a detached child and everything it spawned). */
-function killGroup(proc: ChildProcess | undefined): void {
-  if (proc?.pid === undefined || proc.exitCode !== null || proc.signalCode !== null) return;
-  try {
-    process.kill(-proc.pid, 'SIGKILL');
-  } catch {
-    // already gone
-  }
 }
 
 /** The command with the README's default addresses swapped for the started apps'. */

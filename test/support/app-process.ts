@@ -139,3 +139,16 @@ export function uniquePrefix(file: string): string {
   const base = file.replace(/^.*[\\/]/, '').replace(/\W+/g, '-');
   return `test-${base}-${process.pid}-${Math.random().toString(36).slice(2, 8)}`;
 }
+
+/**
+ * Kills a process group a test started (a child spawned with `detached: true` and everything it
+ * spawned), even when the child itself already exited and left its own children running.
+ */
+export function killGroup(proc: { pid?: number | undefined } | undefined): void {
+  if (proc?.pid === undefined) return;
+  try {
+    process.kill(-proc.pid, 'SIGKILL');
+  } catch {
+    // the whole group is gone already
+  }
+}

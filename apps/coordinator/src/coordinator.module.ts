@@ -1,5 +1,5 @@
 import { type DynamicModule, Module } from '@nestjs/common';
-import { redisEndpointOf } from '@mesh/config';
+import { redisEndpointOf, STORE_COMMAND_TIMEOUT_MS } from '@mesh/config';
 import { JobRepository } from '@mesh/jobs';
 import type { KServeClient } from '@mesh/kserve';
 import {
@@ -41,7 +41,14 @@ export class CoordinatorModule {
         RedisModule.register({
           endpoint: redisEndpointOf(config),
           connections: [
-            { token: REDIS_CLIENT, role: 'commands', name: 'coordinator' },
+            {
+              token: REDIS_CLIENT,
+              role: 'commands',
+              name: 'coordinator',
+              // API calls answer 503 STORE_UNAVAILABLE during an outage instead of hanging; the
+              // leader's tick fails the same way and is retried on the next one.
+              commandTimeoutMs: STORE_COMMAND_TIMEOUT_MS,
+            },
             { token: HEALTH_REDIS, role: 'commands', name: 'coordinator-health' },
           ],
         }),

@@ -1,5 +1,5 @@
 import { type DynamicModule, Module } from '@nestjs/common';
-import { redisEndpointOf, type RedisClient } from '@mesh/config';
+import { redisEndpointOf, STORE_COMMAND_TIMEOUT_MS, type RedisClient } from '@mesh/config';
 import { KServeBackends, type VersionCatalog } from '@mesh/inference';
 import { RoutingTableCache } from '@mesh/routing';
 import {
@@ -21,14 +21,6 @@ import { BackendReadyCheck, RedisReadyCheck, RoutesLoadedCheck } from './router.
 import { JOB_CHANGES_SUBSCRIBER, REDIS, ROUTES_SUBSCRIBER } from './router.tokens';
 
 /**
- * Longest wait for one Redis command of the router's shared connection (admin edits, job
- * submissions and reads, heartbeats, signals). While Redis is down those answer 503
- * STORE_UNAVAILABLE after this long instead of holding the caller for the whole outage;
- * predictions do not wait on Redis (cached routing table, in-memory insurance rate limiter).
- */
-const REDIS_COMMAND_TIMEOUT_MS = 3000;
-
-/**
  * The router: tenants, routing, admission, preprocessing and inference over KServe v2, the
  * admin and bulk-job APIs. Shutdown: streams drain, the lifecycle and job feed stop, then
  * RedisModule closes the connections.
@@ -46,7 +38,8 @@ export class RouterModule {
               token: REDIS,
               role: 'commands',
               name: 'router',
-              commandTimeoutMs: REDIS_COMMAND_TIMEOUT_MS,
+              // Predictions do not wait on Redis (cached routing table, in-memory insurance limiter).
+              commandTimeoutMs: STORE_COMMAND_TIMEOUT_MS,
             },
             { token: ROUTES_SUBSCRIBER, role: 'subscriber', name: 'router-routes' },
             { token: JOB_CHANGES_SUBSCRIBER, role: 'subscriber', name: 'router-job-changes' },

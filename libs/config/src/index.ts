@@ -26,6 +26,11 @@ export {
   type RedisEnvValues,
   type RedisMode,
 } from './redis.endpoint';
+export {
+  isStoreUnavailable,
+  STORE_COMMAND_TIMEOUT_MS,
+  STORE_RETRY_AFTER_SECONDS,
+} from './redis.errors';
 export { checkRedisServer, RedisSettingsError, type RedisServerReport } from './redis.checks';
 export {
   commonEnv,

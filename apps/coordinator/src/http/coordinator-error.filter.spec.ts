@@ -60,4 +60,23 @@ describe('coordinator error replies', () => {
       'internal error',
     );
   });
+
+  it.each([
+    new Error('Command timed out'),
+    new Error('Connection is closed.'),
+    new Error('Failed to refresh slots cache.'),
+    new Error("READONLY You can't write against a read only replica."),
+  ])('a store that does not answer (%s) is 503 STORE_UNAVAILABLE with Retry-After', (err) => {
+    const reply = coordinatorErrorReply(err);
+    expect(reply).toMatchObject({
+      status: 503,
+      body: {
+        error: {
+          code: 'STORE_UNAVAILABLE',
+          message: 'the rollout store (Redis) is unreachable; retry this call later',
+        },
+      },
+      retryAfterSeconds: 5,
+    });
+  });
 });

@@ -1,5 +1,6 @@
 import { type ArgumentsHost, Catch, type ExceptionFilter } from '@nestjs/common';
-import { errorBody, errorCodeOf, type ErrorCode, type ErrorReply } from '@mesh/errors';
+import { isStoreUnavailable, STORE_RETRY_AFTER_SECONDS } from '@mesh/config';
+import { ERROR_TABLE, errorBody, errorCodeOf, type ErrorCode, type ErrorReply } from '@mesh/errors';
 import { payloadTooLargeOf } from '@mesh/telemetry';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
@@ -27,15 +28,35 @@ export class CoordinatorErrorFilter implements ExceptionFilter {
   }
 
   reply(err: unknown, request: FastifyRequest, reply: FastifyReply): void {
-    const { status, body } = coordinatorErrorReply(payloadTooLargeOf(err, request) ?? err);
-    if (status >= 500) this.logger.error({ err, url: request.url }, 'request failed');
+    const { status, body, retryAfterSeconds } = coordinatorErrorReply(
+      payloadTooLargeOf(err, request) ?? err,
+    );
+    if (status >= 500 && body.error.code === 'STORE_UNAVAILABLE') {
+      this.logger.warn({ err: String(err), url: request.url }, 'Redis unavailable');
+    } else if (status >= 500) {
+      this.logger.error({ err, url: request.url }, 'request failed');
+    }
+    if (retryAfterSeconds !== undefined)
+      void reply.header('retry-after', String(retryAfterSeconds));
     void reply.status(status).header('content-type', 'application/json').send(body);
   }
 }
 
-/** The table's answer, with framework exceptions placed by their own HTTP status. */
-export function coordinatorErrorReply(err: unknown): ErrorReply {
+/**
+ * The table's answer, with framework exceptions placed by their own HTTP status, and a store
+ * that did not answer (Redis down, a failover in progress) as 503 STORE_UNAVAILABLE with the
+ * seconds to wait before a retry.
+ */
+export function coordinatorErrorReply(err: unknown): ErrorReply & { retryAfterSeconds?: number } {
   const code = errorCodeOf(err);
+  if (code === 'INTERNAL' && isStoreUnavailable(err)) {
+    // Says what is down, never the client library's wording.
+    const message = 'the rollout store (Redis) is unreachable; retry this call later';
+    return {
+      ...errorBody(new Error(message), 'STORE_UNAVAILABLE'),
+      retryAfterSeconds: STORE_RETRY_AFTER_SECONDS,
+    };
+  }
   return errorBody(err, code === 'INTERNAL' ? (frameworkCodeOf(err) ?? code) : code);
 }
 

@@ -1,3 +1,4 @@
+import { isStoreUnavailable, STORE_RETRY_AFTER_SECONDS } from '@mesh/config';
 import {
   ERROR_TABLE,
   errorBody as meshErrorBody,
@@ -48,7 +49,7 @@ export function describeError(err: unknown): ErrorView {
     // Says what is down, never the client library's wording; worth a retry a little later.
     const message =
       'the routing store (Redis) is unreachable; predictions still work, retry this call later';
-    return { code, message, retryAfterSeconds: 5, mapping, serverFault };
+    return { code, message, retryAfterSeconds: STORE_RETRY_AFTER_SECONDS, mapping, serverFault };
   }
   const { message, details } = meshErrorBody(err, code).body.error;
   if (code === 'INTERNAL') return { code, message, mapping, serverFault: true };
@@ -81,7 +82,7 @@ export function errorBody(view: ErrorView): ErrorBody {
 function codeOf(err: unknown): ErrorCode {
   const code = errorCodeOf(err);
   if (code !== 'INTERNAL' || typeof err !== 'object' || err === null) return code;
-  if (isRedisUnavailable(err)) return 'STORE_UNAVAILABLE';
+  if (isStoreUnavailable(err)) return 'STORE_UNAVAILABLE';
   const {
     code: own,
     statusCode,
@@ -96,17 +97,4 @@ function codeOf(err: unknown): ErrorCode {
     typeof statusCode === 'number' ? statusCode : typeof status === 'number' ? status : 0;
   if (err instanceof SyntaxError && http === 400) return 'INVALID_JSON';
   return HTTP_STATUS_CODES[http] ?? 'INTERNAL';
-}
-
-/**
- * ioredis gave up on a command because Redis did not answer: the command timeout of the
- * router's connection while Redis is down, or its retry limit.
- */
-function isRedisUnavailable(err: object): boolean {
-  const { name, message } = err as { name?: unknown; message?: unknown };
-  return (
-    name === 'MaxRetriesPerRequestError' ||
-    message === 'Command timed out' ||
-    message === 'Connection is closed.'
-  );
 }

@@ -31,6 +31,7 @@ export {
   STORE_COMMAND_TIMEOUT_MS,
   STORE_RETRY_AFTER_SECONDS,
 } from './redis.errors';
+export { ReplicaAckError, waitForReplicas, type ReplicaAck } from './redis.replica-ack';
 export { checkRedisServer, RedisSettingsError, type RedisServerReport } from './redis.checks';
 export {
   commonEnv,

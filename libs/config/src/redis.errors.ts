@@ -6,7 +6,12 @@
  * these with 503 STORE_UNAVAILABLE and Retry-After instead of a 500: the call can succeed once
  * Redis is back.
  */
-const UNAVAILABLE_NAMES = new Set(['MaxRetriesPerRequestError', 'ClusterAllFailedError']);
+const UNAVAILABLE_NAMES = new Set([
+  'MaxRetriesPerRequestError',
+  'ClusterAllFailedError',
+  // A write not confirmed on its replicas in time (redis.replica-ack.ts).
+  'ReplicaAckError',
+]);
 
 const UNAVAILABLE_MESSAGES = [
   /^Command timed out$/,

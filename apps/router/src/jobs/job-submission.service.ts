@@ -16,6 +16,12 @@ export interface SubmissionLimits extends QuotaDefaults {
 }
 
 /**
+ * Confirms a stored job is safe from a failover before it is acknowledged (Redis WAIT for
+ * replicas); throws a store-unavailable error when it cannot be confirmed in time.
+ */
+export type ConfirmDurable = (jobId: string) => Promise<void>;
+
+/**
  * Accepts a bulk job: checks the route and takes a slot of the tenant's quota before reading
  * any item, streams the items into the job store (reserving the quota's items chunk by chunk),
  * pins the job to one (model, version, pipeline) able to serve every item, then makes it
@@ -29,10 +35,22 @@ export class JobSubmissionService {
     private readonly repository: JobRepository,
     private readonly flows: JobFlowProducer,
     private readonly limits: SubmissionLimits,
+    private readonly confirmDurable: ConfirmDurable,
     private readonly now: () => number = Date.now,
   ) {}
 
+  /**
+   * Stores and enqueues the job, then confirms it on the replicas before answering. A job that
+   * could not be confirmed stays stored and queued (it may well run): the 503 tells the caller
+   * to retry with the same Idempotency-Key, which answers that job instead of a second one.
+   */
   async submit(tenant: Tenant, cmd: SubmitJobCommand): Promise<SubmittedJob> {
+    const submitted = await this.store(tenant, cmd);
+    await this.confirmDurable(submitted.jobId);
+    return submitted;
+  }
+
+  private async store(tenant: Tenant, cmd: SubmitJobCommand): Promise<SubmittedJob> {
     // Unknown or forbidden task: refused before a byte of the upload is read.
     const { route } = this.routes.resolve(tenant.name, cmd.task);
     if (cmd.idempotencyKey !== undefined) {

@@ -1,6 +1,13 @@
 import { Module, type OnApplicationShutdown } from '@nestjs/common';
-import type { RedisClient } from '@mesh/config';
-import { JobChangeFeed, JobFlowProducer, JobRepository, retryPolicyOf } from '@mesh/jobs';
+import { redisEndpointOf, waitForReplicas, type RedisClient } from '@mesh/config';
+import {
+  bullPrefix,
+  JobChangeFeed,
+  JobFlowProducer,
+  JobKeys,
+  JobRepository,
+  retryPolicyOf,
+} from '@mesh/jobs';
 import { RoutingTableCache } from '@mesh/routing';
 import { OpenStreamsRegistry } from '@mesh/telemetry';
 import { RouteSelector } from '../core/route.selector';
@@ -37,17 +44,34 @@ function changeFeed(config: RouterConfig, subscriber: RedisClient): JobChangeFee
 
 function submissions(
   config: RouterConfig,
+  redis: RedisClient,
   routes: RoutingTableCache,
   selector: RouteSelector,
   repository: JobRepository,
   flows: JobFlowProducer,
 ): JobSubmissionService {
-  return new JobSubmissionService(routes, selector, repository, flows, {
-    maxItems: config.JOBS_MAX_ITEMS,
-    chunkSize: config.JOBS_CHUNK_SIZE,
-    maxQueuedItems: config.JOBS_DEFAULT_MAX_QUEUED_ITEMS,
-    maxConcurrentJobs: config.JOBS_DEFAULT_MAX_CONCURRENT_JOBS,
-  });
+  const replicas =
+    config.JOBS_ACK_REPLICAS ?? (redisEndpointOf(config).mode === 'standalone' ? 0 : 1);
+  const keys = new JobKeys(config.REDIS_KEY_PREFIX);
+  // The job's keys and its flow (BullMQ, same connection): WAIT on each primary that took them.
+  const confirmDurable = (jobId: string) =>
+    waitForReplicas(redis, [keys.meta(jobId), bullPrefix(config.REDIS_KEY_PREFIX)], {
+      replicas,
+      timeoutMs: config.JOBS_ACK_TIMEOUT_MS,
+    });
+  return new JobSubmissionService(
+    routes,
+    selector,
+    repository,
+    flows,
+    {
+      maxItems: config.JOBS_MAX_ITEMS,
+      chunkSize: config.JOBS_CHUNK_SIZE,
+      maxQueuedItems: config.JOBS_DEFAULT_MAX_QUEUED_ITEMS,
+      maxConcurrentJobs: config.JOBS_DEFAULT_MAX_CONCURRENT_JOBS,
+    },
+    confirmDurable,
+  );
 }
 
 /**
@@ -65,7 +89,14 @@ function submissions(
     { provide: JobFlowProducer, inject: STORE, useFactory: flowProducer },
     {
       provide: JobSubmissionService,
-      inject: [ROUTER_CONFIG, RoutingTableCache, RouteSelector, JobRepository, JobFlowProducer],
+      inject: [
+        ROUTER_CONFIG,
+        REDIS,
+        RoutingTableCache,
+        RouteSelector,
+        JobRepository,
+        JobFlowProducer,
+      ],
       useFactory: submissions,
     },
     {

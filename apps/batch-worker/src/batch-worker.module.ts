@@ -1,6 +1,6 @@
 import { type DynamicModule, Module, type Provider } from '@nestjs/common';
 import { redisEndpointOf, type RedisClient } from '@mesh/config';
-import { JobRepository } from '@mesh/jobs';
+import { JobRepository, replicaAckOf } from '@mesh/jobs';
 import {
   HealthController,
   METRICS_REGISTRY,
@@ -62,6 +62,8 @@ export class BatchWorkerModule {
             new JobRepository(redis, {
               keyPrefix: config.REDIS_KEY_PREFIX,
               retentionSeconds: config.JOBS_RETENTION_SECONDS,
+              // A chunk completes in the queue only once its results survive a failover.
+              replicaAck: replicaAckOf(config, redisEndpointOf(config).mode),
             }),
         },
         {

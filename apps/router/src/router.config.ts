@@ -108,19 +108,6 @@ const routerEnv = {
    * (a notice lost to a reconnect) they look again after this long.
    */
   JOBS_STREAM_POLL_MS: positiveInt(2000),
-  /**
-   * Replicas that must hold a job submission (its keys and its queue entry, Redis WAIT) before
-   * the 202: an acknowledged job then survives the loss of its primary. Unset: 1 with Redis
-   * Cluster or Sentinel (they run replicas), 0 with a standalone Redis.
-   */
-  JOBS_ACK_REPLICAS: z.coerce
-    .number({ invalid_type_error: 'must be a number' })
-    .int('must be an integer')
-    .min(0, 'must be at least 0')
-    .max(16, 'must be at most 16')
-    .optional(),
-  /** Longest wait for those replicas; past it the submission answers 503 STORE_UNAVAILABLE. */
-  JOBS_ACK_TIMEOUT_MS: positiveInt(1000, 60_000),
   /** This router's id in heartbeats; default `<hostname>-<pid>-<random>`. */
   ROUTER_ID: z
     .string()

@@ -53,4 +53,4 @@ export {
   JobTooLargeError,
 } from './jobs.errors';
 export { parseNdjsonItems, type NdjsonLimits } from './ndjson-items.parser';
-export { jobsEnv, retryPolicyOf } from './jobs.config';
+export { jobsEnv, replicaAckOf, retryPolicyOf } from './jobs.config';

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { RedisClient } from '@mesh/config';
+import { waitForReplicas, type RedisClient, type ReplicaAck } from '@mesh/config';
 import {
   decodeItems,
   decodeResults,
@@ -23,6 +23,11 @@ export interface JobRepositoryOptions {
   keyPrefix: string;
   /** How long a job, its inputs and results are kept (seconds). */
   retentionSeconds: number;
+  /**
+   * Replicas that must hold a chunk's results before `writeResults` returns (none when absent):
+   * the chunk then completes in the queue only once its results survive a failover.
+   */
+  replicaAck?: ReplicaAck;
 }
 
 export interface ListOptions {
@@ -125,6 +130,10 @@ export class JobRepository {
       String(this.options.retentionSeconds),
     )) as [number, string];
     if (first === 1 && tenant !== '') await this.quota.releaseItems(tenant, jobId, results.length);
+    // Also when the results were there already: a retry after a failed wait waits again.
+    if (this.options.replicaAck) {
+      await waitForReplicas(this.redis, [this.keys.results(jobId, chunk)], this.options.replicaAck);
+    }
     return first === 1;
   }
 

@@ -1,4 +1,5 @@
-import { positiveInt } from '@mesh/config';
+import { positiveInt, type RedisMode, type ReplicaAck } from '@mesh/config';
+import { z } from 'zod';
 import type { RetryPolicy } from './job-queue.contracts';
 
 /**
@@ -12,7 +13,32 @@ export const jobsEnv = {
   JOBS_ATTEMPTS: positiveInt(5, 100),
   /** First retry delay; doubles each attempt. */
   JOBS_BACKOFF_MS: positiveInt(1000),
+  /**
+   * Replicas that must hold a job's writes before they count (Redis WAIT): the router's
+   * submission (keys and queue entry) before its 202, and the worker's chunk results before the
+   * chunk completes, so neither is lost with its primary. Unset: 1 with Redis Cluster or
+   * Sentinel (they run replicas), 0 with a standalone Redis.
+   */
+  JOBS_ACK_REPLICAS: z.coerce
+    .number({ invalid_type_error: 'must be a number' })
+    .int('must be an integer')
+    .min(0, 'must be at least 0')
+    .max(16, 'must be at most 16')
+    .optional(),
+  /** Longest wait for them: past it a submission answers 503, a chunk is retried. */
+  JOBS_ACK_TIMEOUT_MS: positiveInt(1000, 60_000),
 };
+
+/** The replica acknowledgement jobs ask for, from the settings and the Redis mode. */
+export function replicaAckOf(
+  config: { JOBS_ACK_REPLICAS?: number | undefined; JOBS_ACK_TIMEOUT_MS: number },
+  mode: RedisMode,
+): ReplicaAck {
+  return {
+    replicas: config.JOBS_ACK_REPLICAS ?? (mode === 'standalone' ? 0 : 1),
+    timeoutMs: config.JOBS_ACK_TIMEOUT_MS,
+  };
+}
 
 export function retryPolicyOf(config: {
   JOBS_ATTEMPTS: number;

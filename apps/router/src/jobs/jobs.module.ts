@@ -6,6 +6,7 @@ import {
   JobFlowProducer,
   JobKeys,
   JobRepository,
+  replicaAckOf,
   retryPolicyOf,
 } from '@mesh/jobs';
 import { RoutingTableCache } from '@mesh/routing';
@@ -50,15 +51,11 @@ function submissions(
   repository: JobRepository,
   flows: JobFlowProducer,
 ): JobSubmissionService {
-  const replicas =
-    config.JOBS_ACK_REPLICAS ?? (redisEndpointOf(config).mode === 'standalone' ? 0 : 1);
+  const ack = replicaAckOf(config, redisEndpointOf(config).mode);
   const keys = new JobKeys(config.REDIS_KEY_PREFIX);
   // The job's keys and its flow (BullMQ, same connection): WAIT on each primary that took them.
   const confirmDurable = (jobId: string) =>
-    waitForReplicas(redis, [keys.meta(jobId), bullPrefix(config.REDIS_KEY_PREFIX)], {
-      replicas,
-      timeoutMs: config.JOBS_ACK_TIMEOUT_MS,
-    });
+    waitForReplicas(redis, [keys.meta(jobId), bullPrefix(config.REDIS_KEY_PREFIX)], ack);
   return new JobSubmissionService(
     routes,
     selector,

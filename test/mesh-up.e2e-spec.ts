@@ -44,8 +44,8 @@ async function startUp(prefix: string, args: string[] = []): Promise<StartedUp> 
     detached: true,
   });
   let output = '';
-  proc.stdout!.on('data', (d: Buffer) => (output += d.toString()));
-  proc.stderr!.on('data', (d: Buffer) => (output += d.toString()));
+  proc.stdout.on('data', (d: Buffer) => (output += d.toString()));
+  proc.stderr.on('data', (d: Buffer) => (output += d.toString()));
   const exited = new Promise<number | null>((resolve) => proc.on('exit', resolve));
   try {
     const up = await pollUntil(

@@ -39,7 +39,10 @@ describe('rollout CLI commands', () => {
     [['undo', 'ro-1', '--force'], '?force=true'],
   ])('%j posts an undo and names the new rollout', async (args, query) => {
     jest.mocked(globalThis.fetch).mockImplementation(async (input, init) => {
-      calls.push({ url: String(input), method: init?.method ?? 'GET' });
+      calls.push({
+        url: input instanceof Request ? input.url : input.toString(),
+        method: init?.method ?? 'GET',
+      });
       const view = {
         id: 'ro-2',
         state: 'pending',

@@ -1,6 +1,6 @@
 import { type ArgumentsHost, Catch, type ExceptionFilter } from '@nestjs/common';
 import { isStoreUnavailable, STORE_RETRY_AFTER_SECONDS } from '@mesh/config';
-import { ERROR_TABLE, errorBody, errorCodeOf, type ErrorCode, type ErrorReply } from '@mesh/errors';
+import { errorBody, errorCodeOf, type ErrorCode, type ErrorReply } from '@mesh/errors';
 import { payloadTooLargeOf } from '@mesh/telemetry';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';

@@ -187,6 +187,9 @@ export async function closeRedis(client: RedisClient, timeoutMs = 2000): Promise
       ]));
     if (!quitted) client.disconnect();
     await Promise.race([ended, late]);
+    // QUIT ends a Sentinel-managed connection but not its failover detector's connections to
+    // the Sentinels; disconnecting the ended connection closes those too.
+    if (!isCluster(client) && client.options.sentinels) client.disconnect();
   } catch {
     // A close is best effort: the process is stopping either way.
   } finally {

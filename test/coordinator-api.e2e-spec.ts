@@ -185,12 +185,12 @@ describe('coordinator rollout API (process, real Redis)', () => {
     expect(await unknown.json()).toEqual({
       error: {
         code: 'INVALID_ARGUMENT',
-        message: "command: must be one of pause, resume, abort, promote (got 'explode')",
+        message: "command: must be one of pause, resume, abort, promote, undo (got 'explode')",
         details: {
           issues: [
             {
               path: 'command',
-              message: "must be one of pause, resume, abort, promote (got 'explode')",
+              message: "must be one of pause, resume, abort, promote, undo (got 'explode')",
             },
           ],
         },

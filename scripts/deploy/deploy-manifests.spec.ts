@@ -18,10 +18,19 @@ const get = (objects: K8sObject[], kind: string, name: string) =>
   objects.find((o) => o.kind === kind && o.metadata.name === name) as any;
 const triton = (objects: K8sObject[]) => get(objects, 'StatefulSet', 'triton');
 const mainContainer = (o: any) => o.spec.template.spec.containers[0];
+/** Overlays that run the bundled Redis (base/redis.yaml). */
+const BUNDLED_REDIS = ['cpu', 'gpu'];
+/** Overlays for an external Redis, with the mode's keys in the operator's Secret mesh-redis. */
+const EXTERNAL_REDIS: [string, string[]][] = [
+  ['redis-cluster', ['REDIS_CLUSTER_NODES']],
+  ['redis-sentinel', ['REDIS_SENTINELS', 'REDIS_SENTINEL_MASTER', 'REDIS_SENTINEL_PASSWORD']],
+];
+const REDIS_APPS = ['router', 'batch-worker', 'coordinator'];
 
 describe('deploy/k8s overlays', () => {
-  it('has the cpu and gpu overlays', () => {
-    expect(OVERLAYS).toEqual(['cpu', 'gpu']);
+  it('has the cpu and gpu overlays, and the external Redis Cluster and Sentinel ones', () => {
+    expect(OVERLAYS).toEqual(['cpu', 'gpu', 'redis-cluster', 'redis-sentinel']);
+    expect([...BUNDLED_REDIS, ...EXTERNAL_REDIS.map(([o]) => o)].sort()).toEqual(OVERLAYS);
   });
 
   describe.each(OVERLAYS)('overlay %s', (overlay) => {
@@ -88,6 +97,10 @@ describe('deploy/k8s overlays', () => {
         .map((o) => o.metadata.name);
       expect(pdbs.sort()).toEqual(['batch-worker', 'coordinator', 'router', 'triton']);
     });
+  });
+
+  describe.each(BUNDLED_REDIS)('overlay %s (bundled Redis)', (overlay) => {
+    const objects = render(join(K8S, 'overlays', overlay));
 
     it('runs Redis with AOF, a password and noeviction', () => {
       const redis = get(objects, 'StatefulSet', 'redis');
@@ -100,6 +113,60 @@ describe('deploy/k8s overlays', () => {
       expect(mainContainer(redis).command).toEqual(
         expect.arrayContaining(['--requirepass', '$(REDIS_PASSWORD)']),
       );
+    });
+  });
+
+  describe.each(EXTERNAL_REDIS)('overlay %s (external Redis)', (overlay, modeKeys) => {
+    const objects = render(join(K8S, 'overlays', overlay));
+    const cpu = render(join(K8S, 'overlays', 'cpu'));
+    const ids = (list: K8sObject[]) => list.map((o) => `${o.kind}/${o.metadata.name}`);
+
+    it('is the cpu setup without the bundled Redis, plus an egress policy', () => {
+      const mine = ids(objects);
+      const gone = ids(cpu).filter((id) => !mine.includes(id));
+      expect(gone.sort()).toEqual([
+        expect.stringMatching(/^ConfigMap\/redis-config-[a-z0-9]{10}$/),
+        'NetworkPolicy/redis-ingress',
+        'Service/redis',
+        'StatefulSet/redis',
+      ]);
+      expect(mine.filter((id) => !ids(cpu).includes(id))).toEqual(['NetworkPolicy/redis-egress']);
+    });
+
+    it('configures router, worker and coordinator for the mode, over TLS, from Secret mesh-redis', () => {
+      const keys = ['REDIS_USERNAME', 'REDIS_PASSWORD', ...modeKeys];
+      for (const app of REDIS_APPS) {
+        const d = get(objects, 'Deployment', app);
+        const env = mainContainer(d).env as any[];
+        const byName = (name: string) => env.find((e) => e.name === name);
+        expect([app, byName('REDIS_URL')]).toEqual([app, undefined]);
+        expect([app, byName('REDIS_TLS')?.value]).toEqual([app, 'true']);
+        for (const key of keys)
+          expect([app, byName(key)?.valueFrom?.secretKeyRef]).toEqual([
+            app,
+            expect.objectContaining({ name: 'mesh-redis', key }),
+          ]);
+        expect(JSON.parse(d.metadata.annotations['model-mesh/operator-secrets'])).toEqual({
+          'mesh-redis': keys,
+        });
+      }
+      // The operator creates mesh-redis; no credentials of it are in git.
+      expect(objects.filter((o) => o.metadata.name.startsWith('mesh-redis'))).toEqual([]);
+    });
+
+    it('lets the apps out to DNS, their namespace and the (placeholder) Redis addresses only', () => {
+      const policy = get(objects, 'NetworkPolicy', 'redis-egress');
+      expect(policy.spec.policyTypes).toEqual(['Egress']);
+      expect(policy.spec.podSelector.matchExpressions[0].values.sort()).toEqual(
+        [...REDIS_APPS].sort(),
+      );
+      const redis = policy.spec.egress.find((r: any) => r.to[0].ipBlock);
+      expect(redis.to[0].ipBlock.cidr).toBe('192.0.2.0/24');
+      expect(redis.ports.map((p: any) => p.port).sort()).toEqual(
+        overlay === 'redis-sentinel' ? [26379, 6379] : [6379],
+      );
+      const dns = policy.spec.egress.find((r: any) => r.ports?.some((p: any) => p.port === 53));
+      expect(dns.to[0].podSelector.matchLabels).toEqual({ 'k8s-app': 'kube-dns' });
     });
   });
 

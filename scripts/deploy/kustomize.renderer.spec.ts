@@ -125,14 +125,53 @@ patches:
     const spec = (web.spec as any).template.spec;
     expect(web.metadata.labels).toEqual({ tier: 'front' });
     expect(spec.containers.map((c: any) => c.name)).toEqual(['web']);
+    // kustomize v5.5.0's order: the patch's elements first, then the others.
     expect(spec.containers[0].env.map((e: any) => [e.name, e.value])).toEqual([
       ['A', 'patched'],
-      ['KEY', undefined],
       ['B', 'b'],
+      ['KEY', undefined],
     ]);
     expect(spec.containers[0].image).toBe('web:1.0');
     expect(spec.containers[0].resources).toEqual({ limits: { 'nvidia.com/gpu': 1 } });
     expect(spec.tolerations).toEqual([{ key: 'gpu', operator: 'Exists' }]);
+  });
+
+  it('orders a merged list as kustomize does and deletes a whole object by `$patch: delete`', () => {
+    // The env order is what `kubectl kustomize` (kustomize v5.5.0) prints for this input.
+    files({
+      'kustomization.yaml': `resources: [web.yaml, settings.yaml]
+patches:
+  - patch: |-
+      $patch: delete
+      apiVersion: v1
+      kind: ConfigMap
+      metadata: { name: settings }
+  - patch: |-
+      apiVersion: apps/v1
+      kind: Deployment
+      metadata: { name: web }
+      spec:
+        template:
+          spec:
+            containers:
+              - name: web
+                env:
+                  - { name: A, $patch: delete }
+                  - name: KEY
+                    valueFrom: { secretKeyRef: { name: other, key: key } }
+                  - { name: B, value: b }
+`,
+      'web.yaml': deployment.replace(
+        '            - { name: A, value: a }\n',
+        '            - { name: A, value: a }\n            - { name: C, value: c }\n',
+      ),
+      'settings.yaml': 'apiVersion: v1\nkind: ConfigMap\nmetadata: { name: settings }\n',
+    });
+    const out = render();
+    expect(out.map((o) => o.kind)).toEqual(['Deployment']);
+    const env = (byName(out, 'Deployment', 'web').spec as any).template.spec.containers[0].env;
+    expect(env.map((e: any) => e.name)).toEqual(['KEY', 'B', 'C']);
+    expect(env[0].valueFrom.secretKeyRef).toEqual({ name: 'other', key: 'key' });
   });
 
   it('applies JSON6902 patches to the targets they select', () => {

@@ -196,12 +196,15 @@ function applyPatch(
   if (docs.length !== 1)
     throw new Error(`${where}: expected one patch document, found ${docs.length}`);
   const patch = docs[0];
+  // A strategic-merge patch whose top level says `$patch: delete` removes what it matches.
+  const remove = isObject(patch) && patch.$patch === 'delete';
   let matched = 0;
-  const out = objects.map((o) => {
+  const out = objects.flatMap((o) => {
     const hit = target ? matchesTarget(o, target) : isObject(patch) && matchesSelf(o, patch);
-    if (!hit) return o;
+    if (!hit) return [o];
     matched++;
-    if (Array.isArray(patch)) return applyJsonPatch(o, parseJsonPatch(patch, where));
+    if (remove) return [];
+    if (Array.isArray(patch)) return [applyJsonPatch(o, parseJsonPatch(patch, where))];
     if (!isObject(patch)) throw new Error(`${where}: a patch must be a map or a list`);
     const { metadata: pm, ...rest } = patch;
     // The target's identity stays: only labels/annotations of a patch's metadata merge.
@@ -210,7 +213,7 @@ function applyPatch(
       const { name: _n, namespace: _ns, ...meta } = pm;
       merged.metadata = strategicMerge(o.metadata, meta) as K8sObject['metadata'];
     }
-    return merged;
+    return [merged];
   });
   if (matched === 0)
     throw new Error(

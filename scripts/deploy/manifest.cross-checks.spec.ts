@@ -5,12 +5,19 @@ import { KustomizeRenderer } from './kustomize.renderer';
 import { crossCheck, type CheckName } from './manifest.cross-checks';
 import { validateObjects } from './manifest.validator';
 
-const OVERLAY = join(__dirname, '..', '..', 'deploy', 'k8s', 'overlays', 'cpu');
-const rendered = new KustomizeRenderer().render(OVERLAY);
+const OVERLAYS = join(__dirname, '..', '..', 'deploy', 'k8s', 'overlays');
+const rendered = new KustomizeRenderer().render(join(OVERLAYS, 'cpu'));
+const cluster = new KustomizeRenderer().render(join(OVERLAYS, 'redis-cluster'));
+const sentinel = new KustomizeRenderer().render(join(OVERLAYS, 'redis-sentinel'));
 
-/** The cpu overlay with one object changed; the change must make exactly its check fail. */
-function broken(kind: string, name: string, edit: (o: any) => void): K8sObject[] {
-  const copy = structuredClone(rendered);
+/** An overlay (cpu unless named) with one object changed; the change must make exactly its check fail. */
+function broken(
+  kind: string,
+  name: string,
+  edit: (o: any) => void,
+  from: K8sObject[] = rendered,
+): K8sObject[] {
+  const copy = structuredClone(from);
   const target = copy.find((o) => o.kind === kind && o.metadata.name === name);
   if (!target) throw new Error(`fixture: no ${kind} ${name}`);
   edit(target);
@@ -188,6 +195,125 @@ describe('manifest cross-checks', () => {
       'selectors',
       /endpoint port prometheus is no named port/,
     );
+  });
+
+  describe('external Redis overlays', () => {
+    const secretRef = (key: string) => ({ secretKeyRef: { name: 'mesh-redis', key } });
+
+    it('pass on the unmodified redis-cluster and redis-sentinel overlays', () => {
+      expect(crossCheck(cluster)).toEqual([]);
+      expect(crossCheck(sentinel)).toEqual([]);
+    });
+
+    it('redis: an app with no Redis mode, or with two', () => {
+      expectOnly(
+        broken(
+          'Deployment',
+          'batch-worker',
+          (o) => {
+            const c = container(o, 'batch-worker');
+            c.env = c.env.filter((e: any) => e.name !== 'REDIS_CLUSTER_NODES');
+          },
+          cluster,
+        ),
+        'redis',
+        /container batch-worker: names no Redis mode .* would use redis:\/\/127\.0\.0\.1:6379/,
+      );
+      // Two modes: the app's own loader refuses them as well (app-config).
+      const problems = crossCheck(
+        broken(
+          'Deployment',
+          'router',
+          (o) => {
+            container(o, 'router').env.push({
+              name: 'REDIS_URL',
+              valueFrom: secretRef('REDIS_PASSWORD'),
+            });
+          },
+          sentinel,
+        ),
+      );
+      expect([...new Set(problems.map((p) => p.check))].sort()).toEqual(['app-config', 'redis']);
+      expect(problems.find((p) => p.check === 'redis')?.message).toMatch(
+        /names 2 Redis modes \(REDIS_URL and REDIS_SENTINELS\): name exactly one/,
+      );
+    });
+
+    it("references: a key the operator's Secret does not document, an undocumented Secret", () => {
+      expectOnly(
+        broken(
+          'Deployment',
+          'coordinator',
+          (o) => {
+            envOf(o, 'coordinator', 'REDIS_CLUSTER_NODES').valueFrom = secretRef('REDIS_NODES');
+          },
+          cluster,
+        ),
+        'references',
+        /env REDIS_CLUSTER_NODES: Secret mesh-redis \(created by the operator\) has no documented key REDIS_NODES/,
+      );
+      expectOnly(
+        broken(
+          'Deployment',
+          'router',
+          (o) => {
+            delete o.metadata.annotations['model-mesh/operator-secrets'];
+          },
+          sentinel,
+        ),
+        'references',
+        /env REDIS_SENTINELS: Secret mesh-redis does not exist/,
+      );
+      expectOnly(
+        broken(
+          'Deployment',
+          'router',
+          (o) => {
+            o.metadata.annotations['model-mesh/operator-secrets'] = '["REDIS_PASSWORD"]';
+          },
+          sentinel,
+        ),
+        'references',
+        /annotation model-mesh\/operator-secrets is not JSON/,
+      );
+    });
+
+    it('backend-addresses: Redis nodes on the bundled Service the overlay removed', () => {
+      expectOnly(
+        broken(
+          'Deployment',
+          'router',
+          (o) => {
+            envOf(o, 'router', 'REDIS_CLUSTER_NODES').valueFrom = undefined;
+            envOf(o, 'router', 'REDIS_CLUSTER_NODES').value = 'redis:6379';
+          },
+          cluster,
+        ),
+        'backend-addresses',
+        /REDIS_CLUSTER_NODES redis:6379: no Service redis in namespace model-mesh/,
+      );
+      expectOnly(
+        broken(
+          'Deployment',
+          'coordinator',
+          (o) => {
+            const e = envOf(o, 'coordinator', 'REDIS_SENTINELS');
+            delete e.valueFrom;
+            e.value = 'redis-0.redis.model-mesh.svc.cluster.local:26379,sentinel.example.com:26379';
+          },
+          sentinel,
+        ),
+        'backend-addresses',
+        /REDIS_SENTINELS redis-0\.redis\.model-mesh\.svc\.cluster\.local:26379: .* names no Service redis/,
+      );
+    });
+
+    it("selectors: the bundled Redis's ingress policy left behind", () => {
+      const leftover = rendered.find(
+        (o) => o.kind === 'NetworkPolicy' && o.metadata.name === 'redis-ingress',
+      ) as K8sObject;
+      expectOnly([...cluster, leftover], 'selectors', /selector matches no pod template/);
+    });
   });
 
   it('schema validation rejects an object the API server would (wrong type, missing field)', () => {

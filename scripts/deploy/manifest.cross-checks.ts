@@ -1,5 +1,12 @@
 import { tmpdir } from 'node:os';
-import { appSurfaces, meshAppOf, servesPath, TRITON_HTTP_GET_PATHS } from './app-surface';
+import { parseHostPort } from '../../libs/config/src/redis.endpoint';
+import {
+  appSurfaces,
+  meshAppOf,
+  servesPath,
+  TRITON_HTTP_GET_PATHS,
+  type MeshApp,
+} from './app-surface';
 import {
   containersOf,
   isObject,
@@ -25,6 +32,7 @@ export type CheckName =
   | 'image-tags'
   | 'probes'
   | 'app-config'
+  | 'redis'
   | 'selectors';
 
 export interface CheckProblem {
@@ -37,6 +45,29 @@ type Report = (message: string) => void;
 
 /** The app's shutdown deadline (runMain's default): the grace period must cover it. */
 const APP_SHUTDOWN_DEADLINE_S = 10;
+
+/** The apps that keep their state in Redis (the model host has none). */
+const REDIS_APPS: ReadonlySet<MeshApp> = new Set(['router', 'batch-worker', 'coordinator']);
+
+/** The variables that each name one Redis mode (libs/config/src/redis.endpoint.ts). */
+const REDIS_MODE_VARIABLES = ['REDIS_URL', 'REDIS_CLUSTER_NODES', 'REDIS_SENTINELS'] as const;
+
+/**
+ * Annotation on a workload that documents the Secrets the operator creates outside these
+ * manifests (a managed Redis's credentials and endpoints), as JSON `{"<Secret>": ["<key>", ...]}`.
+ * A reference to such a Secret must name one of its documented keys.
+ */
+export const OPERATOR_SECRETS_ANNOTATION = 'model-mesh/operator-secrets';
+
+/**
+ * Valid stand-ins for values from Secrets whose format the app's config loader checks (the
+ * value itself is the operator's): the loader judges the rest of the environment.
+ */
+const SECRET_STAND_INS: Readonly<Record<string, string>> = {
+  REDIS_URL: 'rediss://from-secret.invalid:6379',
+  REDIS_CLUSTER_NODES: 'from-secret.invalid:6379',
+  REDIS_SENTINELS: 'from-secret.invalid:26379',
+};
 
 /**
  * Checks across objects that schema validation cannot see, each aimed at a way these
@@ -63,6 +94,7 @@ export function crossCheck(objects: readonly K8sObject[]): CheckProblem[] {
         checkImage(container, r('image-tags'));
         checkBackends(index, o, container, r('backend-addresses'));
         if (list === 'containers') {
+          checkRedisMode(container, r('redis'));
           checkProbes(container, r('probes'), r('app-config'));
           checkGracePeriod(template, container, r('probes'));
         }
@@ -107,7 +139,8 @@ function checkBackends(
         report,
       );
   }
-  if (env.REDIS_URL) {
+  // A URL from a Secret is the operator's: only a literal one (possibly with $(VAR)s) is checked.
+  if (env.REDIS_URL && literalEnv(container, 'REDIS_URL') !== undefined) {
     let url: URL | undefined;
     try {
       url = new URL(env.REDIS_URL);
@@ -116,6 +149,57 @@ function checkBackends(
     }
     if (url) resolveAddress(index, ns, url.hostname, Number(url.port || 6379), 'REDIS_URL', report);
   }
+  for (const variable of ['REDIS_CLUSTER_NODES', 'REDIS_SENTINELS'] as const) {
+    const value = literalEnv(container, variable);
+    for (const entry of (value ?? '')
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean)) {
+      const node = parseHostPort(entry);
+      if (!node) report(`${variable} entry ${entry} is not host:port`);
+      else if (inCluster(index, node.host))
+        resolveAddress(index, ns, node.host, node.port, `${variable} ${entry}`, report);
+    }
+  }
+}
+
+/**
+ * Does a Redis node's host name something of the cluster (checked against these manifests)?
+ * Names of one or two labels, `<pod>.<service>.<namespace of these manifests>` and names ending
+ * in `.svc(.cluster.local)` do; IPs and other names are outside (a managed Redis), not checked.
+ */
+function inCluster(index: ManifestIndex, host: string): boolean {
+  if (/^[\d.]+$/.test(host) || host.includes(':')) return false;
+  if (/\.svc(\.cluster\.local)?$/.test(host)) return true;
+  const parts = host.split('.');
+  if (parts.length <= 2) return true;
+  return parts.length === 3 && index.ofKind('Namespace').some((n) => n.metadata.name === parts[2]);
+}
+
+/** A variable's literal `value` (undefined when unset or from a Secret/ConfigMap). */
+function literalEnv(container: JsonObject, name: string): string | undefined {
+  const e = (Array.isArray(container.env) ? container.env.filter(isObject) : []).find(
+    (x) => x.name === name,
+  );
+  return typeof e?.value === 'string' ? e.value : undefined;
+}
+
+/**
+ * Every app that keeps its state in Redis names exactly one Redis mode: none falls back to
+ * redis://127.0.0.1:6379 (inside its own pod), two are a manifest that patched one mode in and
+ * left the other.
+ */
+function checkRedisMode(container: JsonObject, report: Report): void {
+  const app = meshAppOf(containerArgv(container));
+  if (!app || !REDIS_APPS.has(app)) return;
+  const env = containerEnv(container);
+  const named = REDIS_MODE_VARIABLES.filter((v) => env[v] !== undefined);
+  if (named.length === 0)
+    report(
+      `names no Redis mode (${REDIS_MODE_VARIABLES.join(', ')}): the ${app} would use redis://127.0.0.1:6379 in its own pod`,
+    );
+  else if (named.length > 1)
+    report(`names ${named.length} Redis modes (${named.join(' and ')}): name exactly one`);
 }
 
 /** A cluster DNS name → the Service (or StatefulSet pod behind a headless Service) it names. */
@@ -235,7 +319,16 @@ function checkReferences(
       ...Object.keys((obj.stringData as JsonObject | undefined) ?? {}),
     ];
   };
+  const operatorSecrets = operatorSecretsOf(o, report);
   const need = (kind: string, name: unknown, key?: unknown, what = '') => {
+    const documented = kind === 'Secret' ? operatorSecrets[text(name)] : undefined;
+    if (documented && !index.find(kind, ns, text(name))) {
+      if (key !== undefined && !documented.includes(text(key)))
+        report(
+          `${what}Secret ${text(name)} (created by the operator) has no documented key ${text(key)} (${OPERATOR_SECRETS_ANNOTATION}: ${documented.join(', ')})`,
+        );
+      return;
+    }
     const keys = dataKeys(kind, text(name));
     if (!keys) return report(`${what}${kind} ${text(name)} does not exist`);
     if (key !== undefined && !keys.includes(text(key)))
@@ -283,6 +376,26 @@ function checkReferences(
         need('ConfigMap', e.configMapRef.name, undefined, `${c}envFrom: `);
     }
   }
+}
+
+/** The operator's Secrets a workload documents (OPERATOR_SECRETS_ANNOTATION): name → keys. */
+function operatorSecretsOf(o: K8sObject, report: Report): Record<string, string[]> {
+  const raw = o.metadata.annotations?.[OPERATOR_SECRETS_ANNOTATION];
+  if (raw === undefined) return {};
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(raw);
+  } catch {
+    parsed = undefined;
+  }
+  if (
+    !isObject(parsed) ||
+    !Object.values(parsed).every((v) => Array.isArray(v) && v.every((k) => typeof k === 'string'))
+  ) {
+    report(`annotation ${OPERATOR_SECRETS_ANNOTATION} is not JSON {"<Secret>": ["<key>", ...]}`);
+    return {};
+  }
+  return parsed as Record<string, string[]>;
 }
 
 function checkProbes(container: JsonObject, report: Report, reportConfig: Report): void {
@@ -396,7 +509,8 @@ function checkSelectors(index: ManifestIndex, o: K8sObject, report: Report): voi
 /**
  * The container's environment for its app's config loader run here: a value naming a volume's
  * mount path (e.g. MODEL_REPOSITORY=/models) points at an existing local directory instead, so
- * a loader that checks the directory exists judges the variable, not this machine's disk.
+ * a loader that checks the directory exists judges the variable, not this machine's disk; a
+ * value from a Secret that the loader parses (SECRET_STAND_INS) becomes a valid stand-in.
  */
 function withLocalMounts(container: JsonObject): Record<string, string> {
   const env = containerEnv(container);
@@ -404,6 +518,10 @@ function withLocalMounts(container: JsonObject): Record<string, string> {
     ? container.volumeMounts.filter(isObject).map((m) => m.mountPath)
     : [];
   for (const [k, v] of Object.entries(env)) if (mounts.includes(v)) env[k] = tmpdir();
+  for (const e of Array.isArray(container.env) ? container.env.filter(isObject) : []) {
+    const standIn = typeof e.name === 'string' ? SECRET_STAND_INS[e.name] : undefined;
+    if (standIn !== undefined && isObject(e.valueFrom)) env[e.name as string] = standIn;
+  }
   return env;
 }
 

@@ -47,24 +47,34 @@ export function strategicMerge(base: JsonObject, patch: JsonObject): JsonObject 
   return out;
 }
 
+/**
+ * Kustomize's order: the patch's elements first, in the patch's order (merged with the base
+ * element of the same key, if any), then the base elements the patch does not name, in their
+ * order. `$patch: delete` drops the named element.
+ */
 function mergeList(field: string, base: unknown[], patch: unknown[]): unknown[] {
   const keyOf = MERGE_KEYS[field] as (item: JsonObject) => string | undefined;
-  const out = structuredClone(base);
+  const rest = structuredClone(base);
+  const head: unknown[] = [];
   for (const item of patch) {
     if (!isObject(item)) throw new Error(`strategic merge: ${field} items must be objects`);
     const mergeKey = keyOf(item);
     if (!mergeKey || !(mergeKey in item))
       throw new Error(`strategic merge: an item of ${field} has no merge key ${mergeKey ?? ''}`);
     const id = item[mergeKey];
-    const index = out.findIndex((x) => isObject(x) && x[mergeKey] === id);
+    const at = (list: unknown[]) => list.findIndex((x) => isObject(x) && x[mergeKey] === id);
+    const index = at(rest);
+    const current = index >= 0 ? (rest.splice(index, 1)[0] as JsonObject) : undefined;
     if (item.$patch === 'delete') {
-      if (index >= 0) out.splice(index, 1);
+      const earlier = at(head);
+      if (earlier >= 0) head.splice(earlier, 1);
       continue;
     }
-    if (index >= 0) out[index] = strategicMerge(out[index] as JsonObject, item);
-    else out.push(stripDirectives(item));
+    const earlier = at(head);
+    if (earlier >= 0) head[earlier] = strategicMerge(head[earlier] as JsonObject, item);
+    else head.push(current ? strategicMerge(current, item) : stripDirectives(item));
   }
-  return out;
+  return [...head, ...rest];
 }
 
 function stripDirectives(value: unknown): unknown {

@@ -31,12 +31,12 @@ export class JobPinReader {
     const ids = await this.redis.zrange(this.keys.all(), 0, -1);
     for (let i = 0; i < ids.length; i += 500) {
       const page = ids.slice(i, i + 500);
-      const pipeline = this.redis.pipeline();
-      for (const id of page) pipeline.hmget(this.keys.meta(id), 'model', 'version', 'state');
-      const rows = (await pipeline.exec()) ?? [];
-      rows.forEach(([err, row], j) => {
-        if (err) throw err;
-        const [m, v, state] = row as (string | null)[];
+      // One HMGET per job, sent together: the jobs' `{job:<id>}` slots sit on different
+      // Cluster primaries, which one pipeline may not span.
+      const rows = await Promise.all(
+        page.map((id) => this.redis.hmget(this.keys.meta(id), 'model', 'version', 'state')),
+      );
+      rows.forEach(([m, v, state], j) => {
         // Finished (or expired) jobs no longer run on their version.
         if (!isJobState(state) || TERMINAL_STATES.has(state)) return;
         if (m !== model || !versions.includes(Number(v))) return;

@@ -28,7 +28,9 @@ export async function checkRedisAtBoot(
     name: `${service}-boot-check`,
     commandTimeoutMs: timeoutMs,
   });
-  probe.on('error', () => undefined);
+  // connect() rejects with "Connection is closed."; the error event says why (ECONNREFUSED...).
+  let lastError: Error | undefined;
+  probe.on('error', (err: Error) => (lastError = err));
   let timer: NodeJS.Timeout | undefined;
   const late = new Promise<never>((_resolve, reject) => {
     timer = setTimeout(() => reject(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs);
@@ -37,7 +39,7 @@ export async function checkRedisAtBoot(
   try {
     report = await Promise.race([probe.connect().then(() => checkRedisServer(probe)), late]);
   } catch (err: unknown) {
-    const reason = err instanceof Error ? err.message : String(err);
+    const reason = lastError?.message ?? (err instanceof Error ? err.message : String(err));
     logger.warn(
       { event: 'redis-check-skipped', redis: describeRedisEndpoint(endpoint), reason },
       `redis settings not checked (${describeRedisEndpoint(endpoint)}: ${reason})`,

@@ -65,7 +65,7 @@ export async function findResetKeys(
         if ((await redis.exists(source.key)) === 1) keys.add(source.key);
         continue;
       }
-      for (const node of primariesOf(redis)) {
+      for (const node of await primariesOf(redis)) {
         let cursor = '0';
         do {
           const [next, page] = await node.scan(cursor, 'MATCH', source.match, 'COUNT', BATCH);

@@ -11,6 +11,7 @@ import {
   type RoutingTableData,
 } from '@mesh/routing';
 import { RolloutKeys } from '@mesh/rollout-contract';
+import { RedisClusterHarness } from '../../test/support/redis-servers';
 import { DEMO_SEED, runResetCommand } from './reset-cli.command';
 
 const REDIS_URL = 'redis://127.0.0.1:6379';
@@ -240,3 +241,63 @@ describe('mesh reset (real Redis)', () => {
     expect(bad.err).toContain('--prefix must be 1-64 characters');
   });
 });
+
+describe('mesh reset on a Redis Cluster', () => {
+  let cluster: RedisClusterHarness;
+  let client: RedisClient;
+
+  beforeAll(async () => {
+    cluster = await RedisClusterHarness.start();
+    client = createRedis('commands', {
+      endpoint: cluster.endpoint,
+      name: 'test-mesh-reset-cluster',
+    });
+  });
+
+  afterAll(async () => {
+    await closeRedis(client);
+    await cluster?.stop();
+  });
+
+  it('finds the keys on every primary and removes them one slot at a time', async () => {
+    const prefix = 'cluster-demo';
+    const seed = await readMeshConfigFile(DEMO_SEED);
+    await new RoutingTableRepository(client, { keyPrefix: prefix }).reseed(edited(seed), 'test');
+    const jobs = new JobKeys(prefix);
+    // Twelve jobs: their {job:<id>} slots spread over the three primaries.
+    for (let i = 0; i < 12; i++) await client.hset(jobs.meta(`j${i}`), 'state', 'running');
+    await client.zadd(jobs.all(), 1, 'j0');
+    await client.set(`${bullPrefix(prefix)}:${JOB_QUEUE}:id`, '12');
+    await client.hset(new RolloutKeys(prefix).record('r1'), 'rev', 1, 'json', '{}');
+    const env = {
+      REDIS_CLUSTER_NODES: nodesOf(cluster),
+      REDIS_KEY_PREFIX: prefix,
+      MESH_CONFIG: DEMO_SEED,
+    };
+    const out: string[] = [];
+    const err: string[] = [];
+    const code = await runResetCommand(['--yes'], {
+      env,
+      print: (l) => out.push(l),
+      printError: (l) => err.push(l),
+      who: 'test-reset',
+    });
+    expect(err).toEqual([]);
+    expect(code).toBe(0);
+    expect(out.join('\n')).toContain('bulk jobs: 12 key(s) removed');
+    expect(out.join('\n')).toContain('job indexes: 1 key(s) removed');
+    expect(out.join('\n')).toContain('queues: 1 key(s) removed');
+    expect(out.join('\n')).toContain('rollouts: 1 key(s) removed');
+    for (let i = 0; i < 12; i++) expect(await client.exists(jobs.meta(`j${i}`))).toBe(0);
+    expect(
+      (await new RoutingTableRepository(client, { keyPrefix: prefix }).load())?.routes,
+    ).toEqual(seed.routes);
+  });
+});
+
+function nodesOf(cluster: RedisClusterHarness): string {
+  const endpoint = cluster.endpoint;
+  return endpoint.mode === 'cluster'
+    ? endpoint.nodes.map((n) => `${n.host}:${n.port}`).join(',')
+    : '';
+}

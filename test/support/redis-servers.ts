@@ -315,12 +315,14 @@ export class RedisSentinelHarness extends Topology {
 
   /**
    * Until the replica is in sync and every Sentinel sees the primary, the replica and the two
-   * other Sentinels: before that a killed primary could not be failed over.
+   * other Sentinels: before that a killed primary could not be failed over. (`primary` and
+   * `replica` are the roles at start; `roles()` says which is which after a failover.)
    */
   async waitUntilMonitored(timeoutMs = 30_000): Promise<void> {
     await pollUntil(
       async () => {
-        const replication = await redisCli(this.replica.port, 'INFO', 'replication');
+        const { replica } = await this.roles();
+        const replication = await redisCli(replica.port, 'INFO', 'replication');
         if (!replication.includes('master_link_status:up')) return undefined;
         for (const sentinel of this.sentinels) {
           const fields = (await redisCli(sentinel.port, 'SENTINEL', 'MASTER', this.masterName))
@@ -333,6 +335,14 @@ export class RedisSentinelHarness extends Topology {
       },
       { timeoutMs, intervalMs: 200, what: 'Sentinels monitoring the primary and replica' },
     );
+  }
+
+  /** Which of the two data nodes the Sentinels name as the primary now, and the other one. */
+  async roles(): Promise<{ primary: RedisProcess; replica: RedisProcess }> {
+    const port = await this.primaryPort();
+    return port === this.replica.port
+      ? { primary: this.replica, replica: this.primary }
+      : { primary: this.primary, replica: this.replica };
   }
 
   /** The port the Sentinels name as the primary now. */

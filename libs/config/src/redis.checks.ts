@@ -67,7 +67,7 @@ async function persists(node: Redis, info: Map<string, string>): Promise<boolean
  */
 export async function checkRedisServer(client: RedisClient): Promise<RedisServerReport> {
   const report: RedisServerReport = { problems: [], unpersisted: [] };
-  const primaries = primariesOf(client);
+  const primaries = await primariesOf(client);
   if (primaries.length === 0) {
     report.problems.push('no primary answered (a Redis Cluster without master nodes)');
   }

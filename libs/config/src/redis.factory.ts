@@ -110,9 +110,11 @@ export function createRedis(role: RedisRole, options: CreateRedisOptions): Redis
           ? {}
           : { sentinelPassword: endpoint.sentinelPassword }),
         ...(endpoint.tls ? { enableTLSForSentinelMode: true, sentinelTLS: {} } : {}),
-        // Reconnects to the new primary as soon as the Sentinels announce the switch,
-        // instead of on the old one's next error.
-        failoverDetector: role !== 'probe',
+        // A demoted primary (a manual or planned failover) answers writes with READONLY:
+        // reconnect, which asks the Sentinels for the new one, and resend the command. A
+        // crashed primary closes the connection, which reconnects the same way. (ioredis's
+        // failoverDetector is left off: QUIT does not close its Sentinel connections.)
+        reconnectOnError: (err: Error) => (err.message.startsWith('READONLY') ? 2 : false),
         ...(role === 'probe' ? { sentinelRetryStrategy: () => null } : {}),
       });
     case 'cluster':
@@ -156,10 +158,14 @@ export function isCluster(client: RedisClient): client is Cluster {
 
 /**
  * The primaries behind a client: every master node of a Cluster (for SCAN, INFO, settings
- * checks: commands that answer for one node only), else the client itself.
+ * checks: commands that answer for one node only), once it knows them; else the client itself.
  */
-export function primariesOf(client: RedisClient): Redis[] {
-  return isCluster(client) ? client.nodes('master') : [client];
+export async function primariesOf(client: RedisClient): Promise<Redis[]> {
+  if (!isCluster(client)) return [client];
+  // Until the cluster is ready its pool holds the seed nodes, which the first slots refresh
+  // replaces (their connections close): a command waits for that first.
+  if (client.status !== 'ready') await client.ping();
+  return client.nodes('master');
 }
 
 /**
@@ -187,9 +193,6 @@ export async function closeRedis(client: RedisClient, timeoutMs = 2000): Promise
       ]));
     if (!quitted) client.disconnect();
     await Promise.race([ended, late]);
-    // QUIT ends a Sentinel-managed connection but not its failover detector's connections to
-    // the Sentinels; disconnecting the ended connection closes those too.
-    if (!isCluster(client) && client.options.sentinels) client.disconnect();
   } catch {
     // A close is best effort: the process is stopping either way.
   } finally {

@@ -4,6 +4,7 @@ import {
   RedisClusterHarness,
   RedisSentinelHarness,
   StandaloneRedis,
+  redisCli,
 } from '../../../test/support/redis-servers';
 import { pollUntil } from '../../../test/support/poll';
 import { checkRedisServer } from './redis.checks';
@@ -128,7 +129,7 @@ function describeMode(
     it('settings check: every primary, noeviction passes, allkeys-lru is refused by name', async () => {
       const redis = open('commands', `modes-${mode}-settings`);
       await redis.ping();
-      const primaries = primariesOf(redis);
+      const primaries = await primariesOf(redis);
       expect(primaries).toHaveLength(mode === 'cluster' ? 3 : 1);
       const clean = await checkRedisServer(redis);
       expect(clean.problems).toEqual([]);
@@ -154,6 +155,25 @@ function describeMode(
     });
 
     if (mode === 'sentinel') {
+      it('follows a planned failover: writes reach the promoted replica, the old primary demoted', async () => {
+        const sentinel = topology as RedisSentinelHarness;
+        const redis = open('commands', 'modes-sentinel-switch');
+        await redis.set(`${PREFIX}:{p}:before`, '1');
+        const [first] = sentinel.sentinels;
+        await redisCli(first?.port as number, 'SENTINEL', 'FAILOVER', sentinel.masterName);
+        await pollUntil(
+          async () => ((await sentinel.primaryPort()) === sentinel.replica.port ? true : undefined),
+          { timeoutMs: 20_000, what: 'the Sentinels to name the replica as primary' },
+        );
+        await pollUntil(
+          async () =>
+            (await redisCli(sentinel.primary.port, 'ROLE')).startsWith('slave') ? true : undefined,
+          { timeoutMs: 20_000, what: 'the old primary to become a replica' },
+        );
+        await redis.set(`${PREFIX}:{p}:after`, '2');
+        expect(await redisCli(sentinel.replica.port, 'GET', `${PREFIX}:{p}:after`)).toBe('2');
+      }, 60_000);
+
       it('follows a failover: commands work again once the replica is promoted', async () => {
         const sentinel = topology as RedisSentinelHarness;
         const redis = open('commands', 'modes-sentinel-failover');
@@ -162,11 +182,13 @@ function describeMode(
         const received: string[] = [];
         subscriber.on('message', (_ch: string, message: string) => received.push(message));
         await subscriber.subscribe(channel);
+        await sentinel.waitUntilMonitored();
+        const { primary, replica } = await sentinel.roles();
         await redis.set(`${PREFIX}:{f}:before`, '1');
-        await sentinel.primary.kill('SIGKILL');
+        await primary.kill('SIGKILL');
         // Queued while the primary is gone; answered by the promoted replica.
         await redis.set(`${PREFIX}:{f}:after`, '2');
-        expect(await sentinel.primaryPort()).toBe(sentinel.replica.port);
+        expect(await sentinel.primaryPort()).toBe(replica.port);
         expect(await redis.get(`${PREFIX}:{f}:after`)).toBe('2');
         expect(await redis.get(`${PREFIX}:{f}:before`)).toBe('1');
         // The subscriber re-subscribed on the new primary by itself.

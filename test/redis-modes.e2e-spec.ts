@@ -28,31 +28,48 @@ import {
 } from './rollout-e2e.helpers';
 import { uniquePrefix, type StartedApp } from './support/app-process';
 import { pollUntil } from './support/poll';
-import { RedisClusterHarness } from './support/redis-servers';
+import { RedisClusterHarness, RedisSentinelHarness } from './support/redis-servers';
 
 /**
- * The three uses on a Redis Cluster (3 primaries + 3 replicas started by this file on loopback):
- * router, batch worker and coordinator name only REDIS_CLUSTER_NODES, so every key, script,
- * pub/sub channel and BullMQ queue goes through the cluster. Nothing here measures time.
+ * The three uses on a Redis Cluster (3 primaries + 3 replicas) or a Sentinel-managed Redis
+ * (primary, replica, 3 Sentinels), started by this file on loopback: router, batch worker and
+ * coordinator name only that mode's variables, so every key, script, pub/sub channel and BullMQ
+ * queue goes through it. `npm test` runs the cluster; `npm run test:redis-modes` runs every
+ * mode (MESH_E2E_REDIS_MODE). Nothing here measures time.
  */
 jest.setTimeout(240_000);
 
+const MODE = process.env.MESH_E2E_REDIS_MODE ?? 'cluster';
 const prefix = uniquePrefix(__filename);
 const ITEMS = 10_000;
-const saved = { url: process.env.REDIS_URL, nodes: process.env.REDIS_CLUSTER_NODES };
-let cluster: RedisClusterHarness;
+const VARIABLES = ['REDIS_URL', 'REDIS_CLUSTER_NODES', 'REDIS_SENTINELS', 'REDIS_SENTINEL_MASTER'];
+const saved = new Map(VARIABLES.map((v) => [v, process.env[v]]));
+let topology: RedisClusterHarness | RedisSentinelHarness;
 let redis: RedisClient;
 let repo: string;
 const apps: StartedApp[] = [];
 let routerUrl: string;
 let coordinatorUrl: string;
 
+/** Starts the mode's servers and points every app this file starts at them (empty = unset). */
+async function startRedis(): Promise<void> {
+  for (const v of VARIABLES) process.env[v] = '';
+  if (MODE === 'cluster') {
+    topology = await RedisClusterHarness.start({ primaries: 3, replicas: 1 });
+    if (topology.endpoint.mode !== 'cluster') throw new Error('not a cluster');
+    process.env.REDIS_CLUSTER_NODES = topology.endpoint.nodes.map(formatHostPort).join(',');
+  } else if (MODE === 'sentinel') {
+    topology = await RedisSentinelHarness.start();
+    if (topology.endpoint.mode !== 'sentinel') throw new Error('not a Sentinel setup');
+    process.env.REDIS_SENTINELS = topology.endpoint.sentinels.map(formatHostPort).join(',');
+    process.env.REDIS_SENTINEL_MASTER = topology.endpoint.masterName;
+  } else {
+    throw new Error(`MESH_E2E_REDIS_MODE must be cluster or sentinel (got '${MODE}')`);
+  }
+}
+
 beforeAll(async () => {
-  cluster = await RedisClusterHarness.start({ primaries: 3, replicas: 1 });
-  if (cluster.endpoint.mode !== 'cluster') throw new Error('not a cluster');
-  // Every app this file starts inherits these: cluster mode, no standalone URL (empty = unset).
-  process.env.REDIS_URL = '';
-  process.env.REDIS_CLUSTER_NODES = cluster.endpoint.nodes.map(formatHostPort).join(',');
+  await startRedis();
   repo = mkdtempSync(join(tmpdir(), 'redis-cluster-e2e-'));
   const seed = await writeRolloutRepository(repo);
   const backends = `127.0.0.1:${await freePort()}`;
@@ -70,36 +87,33 @@ beforeAll(async () => {
   const coordinator = await startCoordinator('coord-a', prefix, repo, backends);
   apps.push(coordinator);
   coordinatorUrl = coordinator.urls.http!;
-  redis = createRedis('commands', { endpoint: cluster.endpoint, name: 'redis-cluster-e2e' });
+  redis = createRedis('commands', { endpoint: topology.endpoint, name: 'redis-modes-e2e' });
   await pollUntil(
     async () => ((await fetch(`${routerUrl}/healthz/ready`)).status === 200 ? true : undefined),
-    { timeoutMs: 60_000, what: 'the router ready on the cluster' },
+    { timeoutMs: 60_000, what: `the router ready on ${MODE}` },
   );
 }, 300_000);
 
 afterAll(async () => {
   await Promise.all(apps.map((a) => a.stop('SIGKILL')));
   if (redis) await closeRedis(redis);
-  await cluster?.stop();
+  await topology?.stop();
   if (repo) rmSync(repo, { recursive: true, force: true });
-  for (const [name, value] of [
-    ['REDIS_URL', saved.url],
-    ['REDIS_CLUSTER_NODES', saved.nodes],
-  ] as const) {
+  for (const [name, value] of saved) {
     if (value === undefined) delete process.env[name];
     else process.env[name] = value;
   }
 });
 
-describe('the mesh on a Redis Cluster', () => {
-  it('answers a predict from a routing table stored on the cluster', async () => {
+describe(`the mesh on Redis (${MODE})`, () => {
+  it('answers a predict from a routing table stored there', async () => {
     const res = await call(routerUrl, 'POST', '/v1/predict', {
       key: TENANT_KEY,
       body: { task: TASK, text: '这个问题是什么意思' },
     });
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ model: MODEL, version: 1, label: expect.any(String) });
-    // The table and its epoch live on the cluster (one slot, `{routes}`).
+    // The table and its epoch live there (one slot on a cluster, `{routes}`).
     expect(await redis.exists(routingKeys(prefix).table)).toBe(1);
     // Each app checked the primaries at boot: policy fine, persistence off is one warning.
     for (const app of apps.filter((a) => a.name !== 'model-host')) {
@@ -136,7 +150,7 @@ describe('the mesh on a Redis Cluster', () => {
       () => coordinatorUrl,
       created.id,
       (v) => v.state === 'completed',
-      'completed on the cluster',
+      `completed on ${MODE}`,
     );
     expect(done.weights).toEqual([{ version: 2, weight: 100 }]);
 

@@ -49,6 +49,15 @@ describe('createRedis', () => {
     await expect(client.get(`${PREFIX}k`)).rejects.toThrow('Command timed out');
   });
 
+  it('fails a cluster command after the timeout while no node is reachable', async () => {
+    const client = open('commands', {
+      endpoint: { mode: 'cluster', nodes: [{ host: '127.0.0.1', port: 1 }], tls: false },
+      name: 'factory-cluster-down',
+      commandTimeoutMs: 200,
+    });
+    await expect(client.get(`${PREFIX}k`)).rejects.toThrow('Command timed out');
+  });
+
   it('answers a probe at once: PONG from a Redis that is up, an error from one that is down', async () => {
     expect(roleOptions('probe')).toMatchObject({
       maxRetriesPerRequest: 0,

@@ -117,11 +117,35 @@ export function createRedis(role: RedisRole, options: CreateRedisOptions): Redis
         reconnectOnError: (err: Error) => (err.message.startsWith('READONLY') ? 2 : false),
         ...(role === 'probe' ? { sentinelRetryStrategy: () => null } : {}),
       });
-    case 'cluster':
-      return new Cluster(
-        endpoint.nodes.map(({ host, port }) => ({ host, port })),
-        clusterOptions(role, node, lazyConnect, endpoint.tls),
-      );
+    case 'cluster': {
+      const nodes = endpoint.nodes.map(({ host, port }) => ({ host, port }));
+      const options = clusterOptions(role, node, lazyConnect, endpoint.tls);
+      return node.commandTimeout === undefined
+        ? new Cluster(nodes, options)
+        : new TimedCluster(nodes, options, node.commandTimeout);
+    }
+  }
+}
+
+/**
+ * A Cluster whose commands fail after `commandTimeoutMs` from the moment they are sent, as a
+ * standalone connection's do. ioredis starts a command's timer only once a node connection
+ * writes it, so while the whole cluster is unreachable a command would wait in the cluster's
+ * own queue for as long as the outage lasts.
+ */
+class TimedCluster extends Cluster {
+  constructor(
+    nodes: ConstructorParameters<typeof Cluster>[0],
+    options: ClusterOptions,
+    private readonly commandTimeoutMs: number,
+  ) {
+    super(nodes, options);
+  }
+
+  override sendCommand(...args: Parameters<Cluster['sendCommand']>): unknown {
+    // Idempotent: the node connection's own commandTimeout finds the timer already set.
+    args[0].setTimeout(this.commandTimeoutMs);
+    return super.sendCommand(...args);
   }
 }
 

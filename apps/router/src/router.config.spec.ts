@@ -1,4 +1,4 @@
-import { ConfigError } from '@mesh/config';
+import { ConfigError, redisEndpointOf } from '@mesh/config';
 import { loadRouterConfig } from './router.config';
 
 describe('router config: traffic signals', () => {
@@ -86,5 +86,20 @@ describe('router config: request coalescing', () => {
       'ROUTER_COALESCE_IN_FLIGHT',
       'ROUTER_COALESCE_MAX_ROWS',
     ]);
+  });
+});
+
+describe('router config: Redis mode', () => {
+  it('takes a cluster by its seed nodes', () => {
+    const config = loadRouterConfig({ REDIS_CLUSTER_NODES: '10.0.0.1:6379,10.0.0.2:6379' });
+    expect(redisEndpointOf(config)).toMatchObject({ mode: 'cluster' });
+  });
+
+  it('refuses a cluster and Sentinels at once, and Sentinels without a master name', () => {
+    expect(() =>
+      loadRouterConfig({ REDIS_CLUSTER_NODES: 'a:6379', REDIS_SENTINELS: 'b:26379' }),
+    ).toThrow(
+      /REDIS_CLUSTER_NODES and REDIS_SENTINELS: name one Redis mode[\s\S]*REDIS_SENTINELS: is set, so REDIS_SENTINEL_MASTER must be set too/,
+    );
   });
 });

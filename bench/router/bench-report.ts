@@ -92,6 +92,8 @@ export interface MixHeadline {
   asWrittenBeforeAfter?: BeforeAfter[];
   /** `router` → `router-aa`, two routers of one build: the noise band of the pairs above. */
   aa?: BeforeAfter[];
+  /** `router` (standalone Redis) → `router-redis-cluster` (a Redis Cluster), same build. */
+  redisCluster?: BeforeAfter[];
   /** The `router-as-written` arms (a config as Triton users write it) against the peer, when they ran. */
   asWritten?: AsWritten;
 }
@@ -242,6 +244,10 @@ function mixHeadline(points: readonly BenchPoint[], mix: TextMix, cores: number)
       'router',
       'router-aa',
     ]),
+    redisCluster: beforeAfter(points, mix, top?.throughput ?? NaN, rawB1?.p50 ?? NaN, [
+      'router',
+      'router-redis-cluster',
+    ]),
     asWritten: asWrittenOf(points, mix),
   };
 }
@@ -291,7 +297,7 @@ export function headline(points: readonly BenchPoint[], cores: number): Headline
   return { mixes: mixes.map((m) => mixHeadline(points, m, cores)) };
 }
 
-type PairKey = 'beforeAfter' | 'asWrittenBeforeAfter' | 'aa';
+type PairKey = 'beforeAfter' | 'asWrittenBeforeAfter' | 'aa' | 'redisCluster';
 
 /** One pair's rows (a column pair per mix), when both of its arms ran. */
 function pairTable(h: Headline, key: PairKey, title: string): string[] {
@@ -328,6 +334,11 @@ function beforeAfterTable(h: Headline): string[] {
       h,
       'aa',
       'A/A: `router` against `router-aa` (two routers of this build on one host, same run): the noise band',
+    ),
+    ...pairTable(
+      h,
+      'redisCluster',
+      'Redis mode: `router` (standalone Redis) against `router-redis-cluster` (the same build on a 3+3 Redis Cluster, same host, same run); compare with the A/A band',
     ),
   ];
 }

@@ -9,7 +9,8 @@
 import { availableParallelism, cpus } from 'node:os';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { createRedis, closeRedis } from '@mesh/config';
+import { createRedis, closeRedis, formatHostPort } from '@mesh/config';
+import { RedisClusterHarness } from '../../test/support/redis-servers';
 import { buildCorpus, lengthHistogram, type TextMix } from './bench-corpus';
 import { measure, openLoop, round, type MeasureOptions, type PointResult } from './bench-measure';
 import { loadBenchModel, type BenchModel } from './bench-model.loader';
@@ -82,6 +83,7 @@ const EXTRA_ARMS = [
   'router-as-written-baseline',
   'router-as-written-baseline-grpc',
   'router-aa',
+  'router-redis-cluster',
 ];
 
 function parseArgs(argv: string[]): Args {
@@ -170,6 +172,8 @@ interface Procs {
   hostAsWrittenBaseline?: BenchProcess;
   /** Started only when `--arms` names `router-aa`: a second router of this build. */
   routerAa?: BenchProcess;
+  /** Started only when `--arms` names `router-redis-cluster`: this build on a Redis Cluster. */
+  routerRedisCluster?: BenchProcess;
   peer: BenchProcess;
 }
 
@@ -222,6 +226,7 @@ async function main(): Promise<void> {
   );
   const asWrittenRepo = repositoryVariant(args.models, MODEL, {}, { rewrite: asUsersWriteIt });
   const all: BenchProcess[] = [];
+  let redisCluster: RedisClusterHarness | undefined;
   try {
     const host = (name: string, repo: string, root = ROOT) =>
       startBenchHost(name, repo, MODEL, { root });
@@ -276,6 +281,20 @@ async function main(): Promise<void> {
       ? await router('router-aa', hostMesh, meshRepo.root, 0)
       : undefined;
     if (routerAa) all.push(routerAa);
+    // The same router on a Redis Cluster (3 primaries + 3 replicas on loopback) instead of the
+    // standalone Redis: what cluster mode costs the hot path (heartbeats, signals, rate-limit
+    // leases); read against the A/A pair's spread.
+    redisCluster = args.arms.includes('router-redis-cluster')
+      ? await RedisClusterHarness.start({ primaries: 3, replicas: 1 })
+      : undefined;
+    const routerRedisCluster =
+      redisCluster?.endpoint.mode === 'cluster'
+        ? await router('router-redis-cluster', hostMesh, meshRepo.root, 0, {
+            REDIS_URL: '',
+            REDIS_CLUSTER_NODES: redisCluster.endpoint.nodes.map(formatHostPort).join(','),
+          })
+        : undefined;
+    if (routerRedisCluster) all.push(routerRedisCluster);
     const routerUnary = args.arms.includes('router-unary')
       ? await router('router-unary', hostMesh, meshRepo.root, 0, { KSERVE_LONE_STREAM: 'off' })
       : undefined;
@@ -340,6 +359,7 @@ async function main(): Promise<void> {
     if (routerAsWritten) await waitReady(`${routerAsWritten.url}/healthz/ready`);
     if (routerAsWrittenBaseline) await waitReady(`${routerAsWrittenBaseline.url}/healthz/ready`);
     if (routerAa) await waitReady(`${routerAa.url}/healthz/ready`);
+    if (routerRedisCluster) await waitReady(`${routerRedisCluster.url}/healthz/ready`);
     const peer = await startNaivePeer(args.models, all);
     const procs: Procs = {
       hostMesh,
@@ -356,6 +376,7 @@ async function main(): Promise<void> {
       routerAsWrittenBaseline,
       hostAsWrittenBaseline,
       routerAa,
+      routerRedisCluster,
       peer,
     };
     const points: BenchPoint[] = [];
@@ -383,6 +404,7 @@ async function main(): Promise<void> {
     log(`wrote ${join(args.out, `${args.name}.{json,md}`)} in ${report.durationSeconds} s`);
   } finally {
     for (const p of all.reverse()) await p.stop();
+    await redisCluster?.stop();
     meshRepo.remove();
     tritonRepo.remove();
     asWrittenRepo.remove();
@@ -548,6 +570,13 @@ async function closedLoop(
         shot: (i: number) => asWrittenBaselineGrpc!.predict(TASK, corpus[i % corpus.length]!),
         pids: { router: p.routerAsWrittenBaseline.pid, host: p.hostAsWrittenBaseline!.pid },
         note: 'as router-as-written-grpc, router and host built in the --baseline checkout',
+      },
+    }),
+    ...(p.routerRedisCluster && {
+      'router-redis-cluster': {
+        shot: (i: number) => postJson(`${p.routerRedisCluster!.url}/v1/predict`, body(i), KEY),
+        pids: { router: p.routerRedisCluster.pid, host: p.hostMesh.pid },
+        note: 'as router, on a Redis Cluster (3 primaries + 3 replicas on loopback)',
       },
     }),
     ...(p.routerAa && {

@@ -12,6 +12,11 @@ import { workerCoordinatorScenario } from './scenarios/worker-coordinator.scenar
 import { overloadScenario } from './scenarios/overload.scenario';
 import { soakScenario } from './scenarios/soak.scenario';
 import { isolationScenario } from './scenarios/isolation.scenario';
+import {
+  clusterBulkScenario,
+  clusterRolloutScenario,
+  sentinelScenario,
+} from './scenarios/redis-failover.scenario';
 import type { ChaosContext, ChaosScenario, ScenarioResult } from './scenario';
 
 /**
@@ -32,6 +37,9 @@ export const SCENARIOS: ChaosScenario[] = [
   clientsScenario,
   fuzzScenario,
   isolationScenario,
+  clusterBulkScenario,
+  clusterRolloutScenario,
+  sentinelScenario,
 ];
 
 /** Hard ceiling per scenario; past it the scenario is aborted and its processes killed. */

@@ -277,7 +277,20 @@ export class Cluster {
     return this.redis;
   }
 
+  /** Redis variables of a topology started elsewhere (a Redis Cluster, a Sentinel setup). */
+  private externalRedis?: Record<string, string>;
+
+  /**
+   * Points every app started from now on at `env` (e.g. `REDIS_CLUSTER_NODES`, or
+   * `REDIS_SENTINELS` + `REDIS_SENTINEL_MASTER`) instead of a `startRedis()` server; `REDIS_URL`
+   * is passed empty (unset) so only that mode's variables count.
+   */
+  useRedis(env: Record<string, string>): void {
+    this.externalRedis = { REDIS_URL: '', ...env };
+  }
+
   private redisEnv(): Record<string, string> {
+    if (this.externalRedis) return { ...this.externalRedis, REDIS_KEY_PREFIX: this.prefix };
     if (!this.redis) throw new Error('start Redis first');
     return { REDIS_URL: this.redis.url, REDIS_KEY_PREFIX: this.prefix };
   }

@@ -1,4 +1,4 @@
-import { ADMIN_KEY, CHAOS_KEY, MODEL, TASK, waitFor } from './cluster';
+import { ADMIN_KEY, CHAOS_KEY, MODEL, TASK, sleep, waitFor } from './cluster';
 import { textOf } from './load';
 
 /**
@@ -36,6 +36,76 @@ export async function submitJob(router: string, count: number, key = CHAOS_KEY):
   const body = await json(res);
   if (res.status !== 202) throw new Error(`submit: HTTP ${res.status} ${JSON.stringify(body)}`);
   return String(body.jobId);
+}
+
+export interface Submission {
+  /** The job id of the 202 (undefined when no attempt was acknowledged before the deadline). */
+  jobId?: string;
+  attempts: number;
+  /** Answers that were retried, by class (`503 STORE_UNAVAILABLE`, `ECONNRESET` …). */
+  retried: Record<string, number>;
+  /** From the first attempt to the 202, ms. */
+  ms: number;
+}
+
+/**
+ * Submits `count` items with an `Idempotency-Key` and, as the API documents for a 503 (and a
+ * client would for a connection error), sends the same request again with the same key after
+ * `Retry-After` (capped at `backoffMs`) until a 202 or `deadlineMs`. Other answers end it.
+ */
+export async function submitJobIdempotent(
+  router: string,
+  count: number,
+  idempotencyKey: string,
+  { key = CHAOS_KEY, deadlineMs = 60_000, backoffMs = 500, firstIndex = 0 } = {},
+): Promise<Submission> {
+  const lines: string[] = [];
+  for (let i = 0; i < count; i++)
+    lines.push(JSON.stringify({ id: `i${i}`, text: textOf(firstIndex + i) }));
+  const body = `${lines.join('\n')}\n`;
+  const started = Date.now();
+  const retried: Record<string, number> = {};
+  for (let attempts = 1; ; attempts++) {
+    let cls: string;
+    let wait = backoffMs;
+    try {
+      const res = await fetch(`${router}/v1/jobs?task=${TASK}`, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/x-ndjson',
+          authorization: `Bearer ${key}`,
+          'idempotency-key': idempotencyKey,
+        },
+        body,
+        signal: AbortSignal.timeout(15_000),
+      });
+      const parsed = await json(res);
+      if (res.status === 202)
+        return { jobId: String(parsed.jobId), attempts, retried, ms: Date.now() - started };
+      const code = (parsed.error as { code?: string } | undefined)?.code;
+      cls = `${res.status} ${code ?? 'no-code'}`;
+      if (res.status !== 503) throw new Error(`submit: HTTP ${cls} ${JSON.stringify(parsed)}`);
+      const after = Number(res.headers.get('retry-after'));
+      if (Number.isFinite(after) && after > 0) wait = Math.min(backoffMs, after * 1000);
+    } catch (err) {
+      if (err instanceof Error && err.message.startsWith('submit: HTTP')) throw err;
+      const cause = (err as { cause?: { code?: string } }).cause;
+      cls = cause?.code ?? (err instanceof Error ? err.name : String(err));
+    }
+    retried[cls] = (retried[cls] ?? 0) + 1;
+    if (Date.now() - started > deadlineMs) return { attempts, retried, ms: Date.now() - started };
+    await sleep(wait);
+  }
+}
+
+/** Every job of the tenant (`GET /v1/jobs`, newest first, up to `limit`). */
+export async function listJobs(router: string, key = CHAOS_KEY, limit = 1000): Promise<JobView[]> {
+  const res = await fetch(`${router}/v1/jobs?limit=${limit}`, {
+    headers: { authorization: `Bearer ${key}` },
+    signal: AbortSignal.timeout(5000),
+  });
+  if (res.status !== 200) throw new Error(`list jobs: HTTP ${res.status}`);
+  return ((await res.json()) as { jobs: JobView[] }).jobs;
 }
 
 export async function jobView(router: string, id: string, key = CHAOS_KEY): Promise<JobView> {

@@ -28,13 +28,42 @@ export async function redisCli(port: number, ...args: string[]): Promise<string>
 /** One redis-server process (data node or Sentinel) and what it printed. */
 export class RedisProcess {
   private output = '';
-  private readonly exited: Promise<void>;
+  private child: ChildProcess;
+  private exited!: Promise<void>;
   private readonly onExit = () => this.child.kill('SIGKILL');
 
   constructor(
     readonly port: number,
-    private readonly child: ChildProcess,
+    child: ChildProcess,
+    private readonly args: readonly string[] = [],
   ) {
+    this.child = child;
+    this.attach(child);
+  }
+
+  static async start(port: number, args: readonly string[]): Promise<RedisProcess> {
+    const server = new RedisProcess(port, RedisProcess.spawn(args), args);
+    await server.ready();
+    return server;
+  }
+
+  /**
+   * Starts the killed process again with the same arguments (plus `extraArgs`, e.g.
+   * `--replicaof` the promoted primary), port and directory: a Cluster node reads its nodes.conf
+   * and rejoins; a data node comes back empty, nothing is on disk.
+   */
+  async restart(extraArgs: readonly string[] = []): Promise<void> {
+    if (this.running) throw new Error(`redis-server on ${this.port} is still running`);
+    this.child = RedisProcess.spawn([...this.args, ...extraArgs]);
+    this.attach(this.child);
+    await this.ready();
+  }
+
+  private static spawn(args: readonly string[]): ChildProcess {
+    return spawn('redis-server', [...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+  }
+
+  private attach(child: ChildProcess): void {
     child.stdout?.on('data', (chunk: Buffer) => this.append(chunk));
     child.stderr?.on('data', (chunk: Buffer) => this.append(chunk));
     this.exited = new Promise((resolve) => child.once('exit', () => resolve()));
@@ -42,18 +71,16 @@ export class RedisProcess {
     process.once('exit', this.onExit);
   }
 
-  static async start(port: number, args: readonly string[]): Promise<RedisProcess> {
-    const child = spawn('redis-server', [...args], { stdio: ['ignore', 'pipe', 'pipe'] });
-    const server = new RedisProcess(port, child);
+  private async ready(): Promise<void> {
+    const port = this.port;
     await pollUntil(async () => ((await redisCli(port, 'PING')) === 'PONG' ? true : undefined), {
       timeoutMs: 10_000,
       intervalMs: 50,
       what: `redis-server on ${port}`,
     }).catch((err: unknown) => {
-      child.kill('SIGKILL');
-      throw new Error(`${(err as Error).message}\n${server.log()}`);
+      this.child.kill('SIGKILL');
+      throw new Error(`${(err as Error).message}\n${this.log()}`);
     });
-    return server;
   }
 
   get address(): HostPort {

@@ -129,5 +129,7 @@ export const redisEnv = {
   REDIS_PASSWORD: z.string().optional(),
   /** TLS to every Redis node (and Sentinel); `rediss://` turns it on for a standalone URL. */
   REDIS_TLS: flag,
+  /** CA (PEM file) of the nodes' certificates, when a private CA signed them. */
+  REDIS_TLS_CA: pemFile,
   REDIS_KEY_PREFIX: keyPrefix,
 };

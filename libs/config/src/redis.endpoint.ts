@@ -24,6 +24,8 @@ interface RedisAccess {
   password?: string;
   /** TLS to every node (and Sentinel); a `rediss://` URL turns it on by itself. */
   tls: boolean;
+  /** PEM file of the CA that signed the nodes' certificates, when not a public one. */
+  tlsCaFile?: string;
 }
 
 /**
@@ -54,6 +56,7 @@ export interface RedisEnvValues {
   REDIS_USERNAME?: string;
   REDIS_PASSWORD?: string;
   REDIS_TLS?: boolean;
+  REDIS_TLS_CA?: string;
 }
 
 const MODE_VARIABLES = ['REDIS_URL', 'REDIS_CLUSTER_NODES', 'REDIS_SENTINELS'] as const;
@@ -61,7 +64,7 @@ const MODE_VARIABLES = ['REDIS_URL', 'REDIS_CLUSTER_NODES', 'REDIS_SENTINELS'] a
 /**
  * Problems spanning the Redis variables, for `loadConfig`'s checks: two modes named at once,
  * Sentinels without the master's name (or the other way round), a Sentinel password without
- * Sentinels.
+ * Sentinels, a CA without TLS.
  */
 export function redisIssues(values: RedisEnvValues): ConfigIssue[] {
   const config: Readonly<Record<string, unknown>> = { ...values };
@@ -73,6 +76,13 @@ export function redisIssues(values: RedisEnvValues): ConfigIssue[] {
       reason:
         'name one Redis mode: REDIS_URL (standalone), REDIS_CLUSTER_NODES (cluster) or ' +
         'REDIS_SENTINELS with REDIS_SENTINEL_MASTER (sentinel)',
+    });
+  }
+  const tls = values.REDIS_TLS === true || values.REDIS_URL?.startsWith('rediss://') === true;
+  if (values.REDIS_TLS_CA !== undefined && !tls) {
+    issues.push({
+      variable: 'REDIS_TLS_CA',
+      reason: 'is set, so REDIS_TLS must be true (or REDIS_URL a rediss:// URL)',
     });
   }
   return [
@@ -89,6 +99,7 @@ export function redisEndpointOf(config: RedisEnvValues): RedisEndpoint {
     ...(config.REDIS_USERNAME === undefined ? {} : { username: config.REDIS_USERNAME }),
     ...(config.REDIS_PASSWORD === undefined ? {} : { password: config.REDIS_PASSWORD }),
     tls: config.REDIS_TLS ?? false,
+    ...(config.REDIS_TLS_CA === undefined ? {} : { tlsCaFile: config.REDIS_TLS_CA }),
   };
   if (config.REDIS_CLUSTER_NODES !== undefined) {
     return { mode: 'cluster', nodes: config.REDIS_CLUSTER_NODES, ...access };

@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs';
+import type { ConnectionOptions } from 'node:tls';
 import Redis, { Cluster, type ClusterOptions, type RedisOptions } from 'ioredis';
 import { standaloneEndpoint, type RedisEndpoint } from './redis.endpoint';
 
@@ -86,13 +88,14 @@ export function createRedis(
 export function createRedis(role: RedisRole, options: CreateRedisOptions): RedisClient;
 export function createRedis(role: RedisRole, options: CreateRedisOptions): RedisClient {
   const endpoint = options.endpoint ?? standaloneEndpoint(options.url);
+  const tls = tlsOptions(endpoint);
   const lazyConnect = options.lazyConnect ?? role === 'probe';
   const node: RedisOptions = {
     ...roleOptions(role, options.commandTimeoutMs),
     connectionName: options.name,
     ...(endpoint.username === undefined ? {} : { username: endpoint.username }),
     ...(endpoint.password === undefined ? {} : { password: endpoint.password }),
-    ...(endpoint.tls ? { tls: {} } : {}),
+    ...(tls === undefined ? {} : { tls }),
   };
   switch (endpoint.mode) {
     case 'standalone':
@@ -109,7 +112,7 @@ export function createRedis(role: RedisRole, options: CreateRedisOptions): Redis
         ...(endpoint.sentinelPassword === undefined
           ? {}
           : { sentinelPassword: endpoint.sentinelPassword }),
-        ...(endpoint.tls ? { enableTLSForSentinelMode: true, sentinelTLS: {} } : {}),
+        ...(tls === undefined ? {} : { enableTLSForSentinelMode: true, sentinelTLS: tls }),
         // A demoted primary (a manual or planned failover) answers writes with READONLY:
         // reconnect, which asks the Sentinels for the new one, and resend the command. A
         // crashed primary closes the connection, which reconnects the same way. (ioredis's
@@ -119,7 +122,7 @@ export function createRedis(role: RedisRole, options: CreateRedisOptions): Redis
       });
     case 'cluster': {
       const nodes = endpoint.nodes.map(({ host, port }) => ({ host, port }));
-      const options = clusterOptions(role, node, lazyConnect, endpoint.tls);
+      const options = clusterOptions(role, node, lazyConnect, tls !== undefined);
       return node.commandTimeout === undefined
         ? new Cluster(nodes, options)
         : new TimedCluster(nodes, options, node.commandTimeout);
@@ -147,6 +150,16 @@ class TimedCluster extends Cluster {
     args[0].setTimeout(this.commandTimeoutMs);
     return super.sendCommand(...args);
   }
+}
+
+/**
+ * TLS options when TLS is on (REDIS_TLS; a standalone `rediss://` URL turns it on by itself, and
+ * takes the CA from here too): the CA file's certificates, else Node's trusted ones.
+ */
+function tlsOptions(endpoint: RedisEndpoint): ConnectionOptions | undefined {
+  const rediss = endpoint.mode === 'standalone' && endpoint.url.startsWith('rediss://');
+  if (!endpoint.tls && !rediss) return undefined;
+  return endpoint.tlsCaFile === undefined ? {} : { ca: readFileSync(endpoint.tlsCaFile) };
 }
 
 /**

@@ -183,10 +183,17 @@ function clusterOptions(
     ...(tls ? { dnsLookup: (address, callback) => callback(null, address) } : {}),
     ...(role === 'probe' ? { enableOfflineQueue: false, clusterRetryStrategy: () => null } : {}),
     // SSUBSCRIBE goes to the master owning the channel's slot (the job feed's per-job channels,
-    // ADR 0018); plain SUBSCRIBE keeps the cluster-wide subscriber connection.
-    ...(role === 'subscriber' ? { shardedSubscribers: true } : {}),
+    // ADR 0018); plain SUBSCRIBE keeps the cluster-wide subscriber connection. A subscriber
+    // sends no command that would meet a MOVED after a reshard or failover, so it refreshes its
+    // slot map on a timer (ioredis sets none) and resubscribes on the slot's new owner.
+    ...(role === 'subscriber'
+      ? { shardedSubscribers: true, slotsRefreshInterval: SUBSCRIBER_SLOTS_REFRESH_MS }
+      : {}),
   };
 }
+
+/** How often a Cluster subscriber reloads the slot map (see clusterOptions). */
+const SUBSCRIBER_SLOTS_REFRESH_MS = 5000;
 
 /** True for a Redis Cluster client. */
 export function isCluster(client: RedisClient): client is Cluster {

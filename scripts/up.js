@@ -121,13 +121,22 @@ function grpcAddress(url) {
  * `--fresh`: `npm run mesh -- reset --yes` against the Redis and key prefix the apps will use
  * (it refuses a Redis off this machine or a MESH_CONFIG other than the demo's).
  */
+/** `cluster <nodes>` or `sentinel <master> via <sentinels>` when the environment names one. */
+function namedRedis() {
+  const { REDIS_CLUSTER_NODES: nodes, REDIS_SENTINELS: sentinels } = process.env;
+  if (nodes) return `cluster ${nodes}`;
+  if (sentinels)
+    return `sentinel ${process.env.REDIS_SENTINEL_MASTER || '(no master name)'} via ${sentinels}`;
+  return undefined;
+}
+
 function resetToSeed(redisUrl) {
   console.log('> resetting to the seeded demo (--fresh): npm run mesh -- reset --yes');
   const args = [join(setup.ROOT, 'scripts', 'run-ts.js'), join(setup.ROOT, 'scripts', 'mesh.ts')];
   return new Promise((resolve, reject) => {
     const proc = spawn(process.execPath, [...args, 'reset', '--yes'], {
       cwd: setup.ROOT,
-      env: { ...process.env, REDIS_URL: redisUrl },
+      env: { ...process.env, ...(redisUrl ? { REDIS_URL: redisUrl } : {}) },
       stdio: ['ignore', 'inherit', 'inherit'],
     });
     proc.on('error', reject);
@@ -146,12 +155,15 @@ async function main() {
     setup.ensureInstalled();
     setup.ensureModels();
   }
-  const { url: redisUrl, proc: redis } = await setup.ensureRedis();
+  // A Redis Cluster or Sentinel named in the environment is used as it is (the apps read the
+  // same variables); otherwise REDIS_URL, or a local redis-server started when none answers.
+  const named = namedRedis();
+  const { url: redisUrl, proc: redis } = named ? {} : await setup.ensureRedis();
   if (redis) children.set('redis', redis);
   if (process.env.MESH_UP_SKIP_SETUP !== '1') setup.build();
   if (flags.fresh) await resetToSeed(redisUrl);
   const adminKey = process.env.ADMIN_API_KEY || 'mesh-admin-demo-key';
-  const env = { REDIS_URL: redisUrl, ADMIN_API_KEY: adminKey };
+  const env = { ...(redisUrl ? { REDIS_URL: redisUrl } : {}), ADMIN_API_KEY: adminKey };
   process.on('SIGINT', () => void stopAll(0));
   process.on('SIGTERM', () => void stopAll(0));
 
@@ -177,7 +189,7 @@ async function main() {
     `  model-host    ${u('model-host', 'http')} (KServe v2), gRPC ${u('model-host', 'grpc')}, metrics ${u('model-host', 'metrics')}/metrics`,
     `  batch-worker  ${u('batch-worker', 'http')} (bulk jobs: docs/jobs.md)`,
     `  coordinator   ${dashboard} (operator dashboard), API ${u('coordinator', 'http')} (OpenAPI at /docs)`,
-    `  redis         ${redisUrl}, key prefix ${redisPrefixes()}`,
+    `  redis         ${named || redisUrl}, key prefix ${redisPrefixes()}`,
     `  admin key     ${adminKey}`,
     ...demoKeys().map((l) => `  ${l}`),
     '',

@@ -1,11 +1,12 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
-import { closeRedis, createRedis } from '@mesh/config';
+import { closeRedis, createRedis, formatHostPort } from '@mesh/config';
 import { JobKeys } from '@mesh/jobs';
 import { RolloutKeys } from '@mesh/rollout-contract';
 import { RoutingTableRepository, readMeshConfigFile } from '@mesh/routing';
 import { ROOT, killGroup, uniquePrefix } from './support/app-process';
 import { pollUntil } from './support/poll';
+import { RedisClusterHarness } from './support/redis-servers';
 
 interface MeshUpEvent {
   event: 'mesh-up';
@@ -23,12 +24,20 @@ interface StartedUp {
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const ADMIN = 'mesh-admin-demo-key';
 
-/** `npm run up [args]` with every port chosen by the OS, until it prints its `mesh-up` line. */
-async function startUp(prefix: string, args: string[] = []): Promise<StartedUp> {
+/**
+ * `npm run up [args]` with every port chosen by the OS, until it prints its `mesh-up` line;
+ * `env` adds to the environment (an empty value unsets a variable for the apps).
+ */
+async function startUp(
+  prefix: string,
+  args: string[] = [],
+  env: Record<string, string> = {},
+): Promise<StartedUp> {
   const proc = spawn(process.execPath, [join(ROOT, 'scripts', 'up.js'), ...args], {
     cwd: ROOT,
     env: {
       ...process.env,
+      ...env,
       MESH_UP_SKIP_SETUP: '1',
       REDIS_KEY_PREFIX: prefix,
       MODEL_HOST_HTTP_PORT: '0',
@@ -174,6 +183,32 @@ describe('npm run up', () => {
         cursor = next;
       } while (cursor !== '0');
       await closeRedis(redis);
+    }
+  }, 180_000);
+
+  it('uses a Redis Cluster named in the environment, starting no local Redis', async () => {
+    const cluster = await RedisClusterHarness.start({ primaries: 3, replicas: 1 });
+    let started: StartedUp | undefined;
+    try {
+      if (cluster.endpoint.mode !== 'cluster') throw new Error('not a cluster');
+      const nodes = cluster.endpoint.nodes.map(formatHostPort).join(',');
+      const prefix = uniquePrefix(__filename) + ':cluster';
+      started = await startUp(prefix, [], { REDIS_URL: '', REDIS_CLUSTER_NODES: nodes });
+      expect(started.up.ready).toBe(true);
+      expect(started.output()).toContain(`redis         cluster ${nodes}, key prefix "${prefix}"`);
+      expect(started.output()).not.toContain('starting redis-server');
+      // The demo routes were seeded into the cluster, not into the standalone Redis.
+      const redis = createRedis('commands', { endpoint: cluster.endpoint, name: 'mesh-up-e2e' });
+      try {
+        expect(await redis.exists(`${prefix}:{routes}:table`)).toBe(1);
+      } finally {
+        await closeRedis(redis);
+      }
+      started.proc.kill('SIGINT');
+      await expect(started.exited).resolves.toBe(0);
+    } finally {
+      killGroup(started?.proc);
+      await cluster.stop();
     }
   }, 180_000);
 });

@@ -96,6 +96,15 @@ export class RedisProcess {
     return this.output.split('\n').slice(-30).join('\n');
   }
 
+  /** Freezes the process (SIGSTOP): it keeps its connections but answers nothing until `resume`. */
+  pause(): void {
+    this.child.kill('SIGSTOP');
+  }
+
+  resume(): void {
+    this.child.kill('SIGCONT');
+  }
+
   /** Kills the process (SIGKILL: a crash, as a failover test needs) and waits for its exit. */
   async kill(signal: NodeJS.Signals = 'SIGKILL'): Promise<void> {
     process.removeListener('exit', this.onExit);

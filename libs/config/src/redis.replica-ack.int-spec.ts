@@ -1,7 +1,7 @@
 import { RedisClusterHarness, StandaloneRedis } from '../../../test/support/redis-servers';
 import type { RedisEndpoint } from './redis.endpoint';
 import { isStoreUnavailable } from './redis.errors';
-import { closeRedis, createRedis, type RedisClient } from './redis.factory';
+import { closeRedis, createRedis, isCluster, type RedisClient } from './redis.factory';
 import { ReplicaAckError, waitForReplicas } from './redis.replica-ack';
 
 /** Waiting for replicas (Redis WAIT) on the servers this file starts, never the shared one. */
@@ -25,21 +25,16 @@ describe('waitForReplicas', () => {
     });
     afterAll(() => redis.stop());
 
-    it('asks nothing for 0 replicas and refuses, as the store being unavailable, for 1', async () => {
+    it('acknowledges on the primary alone when no replica is connected (as after a failover)', async () => {
       const client = open(redis.endpoint);
       await client.set('int:ack:job', '1');
       await expect(
         waitForReplicas(client, ['int:ack:job'], { replicas: 0, timeoutMs: 50 }),
       ).resolves.toBeUndefined();
-      const refused = await waitForReplicas(client, ['int:ack:job'], {
-        replicas: 1,
-        timeoutMs: 100,
-      }).catch((err: unknown) => err);
-      expect(refused).toBeInstanceOf(ReplicaAckError);
-      expect((refused as Error).message).toBe(
-        'only 0 of 1 replica(s) acknowledged the write within 100 ms',
-      );
-      expect(isStoreUnavailable(refused)).toBe(true);
+      // No replica could lose the write, and none can acknowledge it: no wait, no refusal.
+      await expect(
+        waitForReplicas(client, ['int:ack:job'], { replicas: 1, timeoutMs: 100 }),
+      ).resolves.toBeUndefined();
     });
   });
 
@@ -79,10 +74,36 @@ describe('waitForReplicas', () => {
         );
         expect([key, readers.filter((v) => v === 'stored').length]).toEqual([key, 1]);
       }
-      // Three replicas never exist here: WAIT answers 1 and the write is not confirmed.
+      // Three replicas are asked, one is connected: the wait is for that one.
       await expect(
-        waitForReplicas(client, keys, { replicas: 3, timeoutMs: 200 }),
-      ).rejects.toBeInstanceOf(ReplicaAckError);
+        waitForReplicas(client, keys, { replicas: 3, timeoutMs: 5000 }),
+      ).resolves.toBeUndefined();
+      // A connected replica that does not answer (frozen) leaves the write unconfirmed.
+      if (!isCluster(client)) throw new Error('not a cluster client');
+      const owner = Number(client.slots[slots[0]!]?.[0]?.split(':')[1]);
+      const replicaPort = Number(
+        /slave\d+:ip=[^,]+,port=(\d+)/.exec(
+          await open({ mode: 'standalone', url: `redis://127.0.0.1:${owner}`, tls: false }).info(
+            'replication',
+          ),
+        )?.[1],
+      );
+      const replica = cluster.nodes.find((n) => n.port === replicaPort)!;
+      await client.set(keys[0]!, 'again');
+      replica.pause();
+      try {
+        const refused = await waitForReplicas(client, [keys[0]!], {
+          replicas: 1,
+          timeoutMs: 200,
+        }).catch((err: unknown) => err);
+        expect(refused).toBeInstanceOf(ReplicaAckError);
+        expect((refused as Error).message).toBe(
+          'only 0 of 1 replica(s) acknowledged the write within 200 ms',
+        );
+        expect(isStoreUnavailable(refused)).toBe(true);
+      } finally {
+        replica.resume();
+      }
     });
   });
 });

@@ -22,6 +22,12 @@ export class ReplicaAckError extends Error {
  * before answering makes an acknowledged write survive the loss of its primary. `WAIT` counts
  * the writes of the connection it is sent on, so on a Cluster it goes to the node connection
  * that carried the writes: one per primary owning one of `keys`. No-op with 0 replicas.
+ *
+ * A primary waits for at most the replicas connected to it now. Right after a failover the
+ * promoted primary has none until the lost node rejoins as its replica; waiting for one then
+ * would refuse every write for as long as that takes, while no replica exists that could lose
+ * it. The write is then acknowledged on the primary alone, as Redis itself does; a server that
+ * must refuse instead sets `min-replicas-to-write`.
  */
 export async function waitForReplicas(
   client: RedisClient,
@@ -30,13 +36,21 @@ export async function waitForReplicas(
 ): Promise<void> {
   if (ack.replicas <= 0) return;
   for (const node of await primariesOwning(client, keys)) {
-    const acknowledged = await node.wait(ack.replicas, ack.timeoutMs);
-    if (acknowledged < ack.replicas) {
+    const wanted = Math.min(ack.replicas, await connectedReplicas(node));
+    if (wanted === 0) continue;
+    const acknowledged = await node.wait(wanted, ack.timeoutMs);
+    if (acknowledged < wanted) {
       throw new ReplicaAckError(
-        `only ${acknowledged} of ${ack.replicas} replica(s) acknowledged the write within ${ack.timeoutMs} ms`,
+        `only ${acknowledged} of ${wanted} replica(s) acknowledged the write within ${ack.timeoutMs} ms`,
       );
     }
   }
+}
+
+/** Replicas connected to a primary now (`INFO replication`). */
+async function connectedReplicas(node: Redis): Promise<number> {
+  const info = await node.info('replication');
+  return Number(/^connected_slaves:(\d+)/m.exec(info)?.[1] ?? 0);
 }
 
 async function primariesOwning(client: RedisClient, keys: readonly string[]): Promise<Redis[]> {

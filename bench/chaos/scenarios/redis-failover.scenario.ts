@@ -118,12 +118,14 @@ function promotion(replica: RedisProcess, rec: Recorder): Promise<number> {
 
 /**
  * How long after the promotion a supervisor brings the killed node back (it rejoins as a
- * replica). Until then the promoted primary has no replica, so writes that wait for one
- * (JOBS_ACK_REPLICAS=1: job submissions, chunk results) answer 503 STORE_UNAVAILABLE.
+ * replica). Until then the promoted primary has no replica: writes that wait for one
+ * (JOBS_ACK_REPLICAS=1: job submissions, chunk results) are acknowledged on it alone, since
+ * the wait covers only the replicas connected now. Longer than the recovery goal, so the
+ * recovery measured does not depend on the node coming back.
  */
-const RESTART_AFTER_MS = 5000;
+const RESTART_AFTER_MS = 20_000;
 
-const NO_REPLICA_NOTE = `writes confirmed on a replica (JOBS_ACK_REPLICAS=1: job submissions, chunk results) answer 503 STORE_UNAVAILABLE while the promoted primary has no replica; here the killed node is back ${RESTART_AFTER_MS / 1000} s after the promotion`;
+const NO_REPLICA_NOTE = `the killed node rejoins as a replica ${RESTART_AFTER_MS / 1000} s after the promotion; until then writes that wait for a replica (job submissions, chunk results) are acknowledged on the promoted primary alone`;
 
 /** Restarts the killed node; resolves (recorder ms) once it is a replica in sync again. */
 async function restartAsReplica(

@@ -67,6 +67,8 @@ beforeAll(async () => {
   });
   mesh = await startMesh(prefix, {
     routerEnv: { JOBS_CHUNK_SIZE: '50', ROUTER_ROUTES_REFRESH_MS: '500' },
+    // Explicit mode, as production Triton runs: a rollout's drain unloads the old version.
+    hostEnv: { MODEL_CONTROL_MODE: 'explicit', LOAD_MODELS: '*' },
   });
   coordinator = await startApp('coordinator', {
     COORDINATOR_PORT: '0',
@@ -264,6 +266,57 @@ describe('operator dashboard in headless Chromium (mesh up as processes)', () =>
       })
     ).json()) as { timeline: { to: string }[] };
     expect(api.timeline.map((t) => t.to).slice(-2)).toEqual(['paused', 'canary']);
+
+    // Promote to the end, then undo from the same view: the undo is a new rollout, shown at once.
+    const undoButton = `button[aria-label="undo rollout ${id}"]`;
+    expect(
+      await page.$eval(undoButton, (b) => (b as unknown as { disabled: boolean }).disabled),
+    ).toBe(true);
+    await page.click(`button[aria-label="promote rollout ${id}"]`);
+    let lastSeen = '';
+    await pollUntil(
+      async () => {
+        const now = (await (
+          await fetch(`${coordinator.urls.http}/v1/rollouts/${id}`, {
+            headers: { authorization: `Bearer ${ADMIN}` },
+          })
+        ).json()) as { state: string; timeline: { reason: string }[] };
+        lastSeen = `${now.state}: ${now.timeline.at(-1)?.reason ?? ''}`;
+        return now.state === 'completed' ? true : undefined;
+      },
+      { timeoutMs: 90_000, what: `rollout ${id} to complete after promote` },
+    ).catch((err: Error) => {
+      const logs = coordinator.logs.slice(-15).join('\n');
+      throw new Error(`${err.message}; last seen ${lastSeen}\n${logs}`);
+    });
+    await page.waitForSelector(`${undoButton}:not([disabled])`, { timeout: 30_000 });
+    await page.click(undoButton);
+    const undoDetail = await page.waitForSelector(
+      `[data-rollout-detail]:not([data-rollout-detail="${id}"])`,
+      { timeout: 30_000 },
+    );
+    const undoId = await undoDetail!.evaluate((el) => el.getAttribute('data-rollout-detail'));
+    expect(await undoDetail!.evaluate((el) => el.textContent)).toContain(`undo of ${id} back to`);
+    await pollUntil(
+      async () => {
+        const undo = (await (
+          await fetch(`${coordinator.urls.http}/v1/rollouts/${undoId}`, {
+            headers: { authorization: `Bearer ${ADMIN}` },
+          })
+        ).json()) as { state: string; undoOf: string };
+        return undo.state === 'completed' ? undo : undefined;
+      },
+      { timeoutMs: 90_000, what: `undo ${undoId} to complete` },
+    );
+    expect(
+      (
+        (await (
+          await fetch(`${coordinator.urls.http}/v1/rollouts/${id}`, {
+            headers: { authorization: `Bearer ${ADMIN}` },
+          })
+        ).json()) as { undoneBy?: string }
+      ).undoneBy,
+    ).toBe(undoId);
   });
 
   it('Jobs: a bulk job queued before any worker runs moves its progress bar once one starts', async () => {

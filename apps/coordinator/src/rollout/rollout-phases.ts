@@ -196,7 +196,15 @@ export class RolloutPhases {
       return move(r, 'draining', now, reason, { pinnedJobs: pins.count });
     }
     await this.ports.desired.set(model, serving);
-    await this.ports.backends.serve(model, serving);
+    try {
+      await this.ports.backends.serve(model, serving);
+    } catch (err: unknown) {
+      // A backend that refuses the load (e.g. not in explicit mode) keeps the rollout here; the
+      // timeline says why, once per distinct failure, and the next tick tries again.
+      const reason = `retiring version ${retired.join(', ') || 'none'} failed, retrying: ${err instanceof Error ? err.message : String(err)}`;
+      if (r.timeline.at(-1)?.reason === reason) return false;
+      return move(r, 'draining', now, reason);
+    }
     return move(
       r,
       'completed',

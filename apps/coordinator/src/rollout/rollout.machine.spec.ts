@@ -348,6 +348,31 @@ describe('RolloutMachine', () => {
     );
   });
 
+  it('says on the timeline, once, why retiring the old version fails, and completes once it works', async () => {
+    const { clock, mesh, machine, record } = setup({ bakeSeconds: 0 });
+    mesh.signals.set(2, healthy);
+    let r = await runUntil(machine, mesh, clock, record, (x) => x.state === 'draining');
+    const serve = mesh.serve.bind(mesh);
+    mesh.serve = async () => {
+      throw new Error(
+        'loading question-type-zh versions [2] failed on host-a:8001: explicit model load / unload is not allowed',
+      );
+    };
+    for (let i = 0; i < 5; i++) {
+      mesh.syncRouters();
+      r = await machine.advance(r);
+      clock.advance(5);
+    }
+    expect(r.state).toBe('draining');
+    const failures = r.timeline.filter((t) => t.reason.startsWith('retiring version 1 failed'));
+    expect(failures.map((t) => t.reason)).toEqual([
+      'retiring version 1 failed, retrying: loading question-type-zh versions [2] failed on host-a:8001: explicit model load / unload is not allowed',
+    ]);
+    mesh.serve = serve;
+    r = await runUntil(machine, mesh, clock, r, (x) => x.state === 'completed');
+    expect(r.timeline.at(-1)?.reason).toBe('retired version 1 on every backend');
+  });
+
   it('fails a version that never becomes ready, naming the backend', async () => {
     const { clock, mesh, machine, record } = setup();
     mesh.serve = async () => undefined; // loads never take effect

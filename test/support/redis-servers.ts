@@ -249,18 +249,25 @@ export class RedisClusterHarness extends Topology {
     }
   }
 
-  /** Until every node says `cluster_state:ok` and knows every other node. */
-  async waitUntilOk(timeoutMs = 20_000): Promise<void> {
+  /**
+   * Until every node says `cluster_state:ok` and knows every other node, and every replica has
+   * finished its first sync (`master_link_status:up`): before that a replica acknowledges no
+   * write (WAIT) and a killed primary is not failed over.
+   */
+  async waitUntilOk(timeoutMs = 30_000): Promise<void> {
     await pollUntil(
       async () => {
         for (const node of this.nodes) {
           const info = await redisCli(node.port, 'CLUSTER', 'INFO');
           if (!info.includes('cluster_state:ok')) return undefined;
           if (!info.includes(`cluster_known_nodes:${this.nodes.length}`)) return undefined;
+          const replication = await redisCli(node.port, 'INFO', 'replication');
+          if (replication.includes('role:slave') && !replication.includes('master_link_status:up'))
+            return undefined;
         }
         return true;
       },
-      { timeoutMs, intervalMs: 100, what: 'cluster_state:ok on every node' },
+      { timeoutMs, intervalMs: 100, what: 'cluster_state:ok and synced replicas on every node' },
     );
   }
 

@@ -23,7 +23,7 @@ export class ReplicaAckError extends Error {
  * the writes of the connection it is sent on, so on a Cluster it goes to the node connection
  * that carried the writes: one per primary owning one of `keys`. No-op with 0 replicas.
  *
- * A primary waits for at most the replicas connected to it now. Right after a failover the
+ * A primary waits for at most the replicas online (connected and synced) on it now. Right after a failover the
  * promoted primary has none until the lost node rejoins as its replica; waiting for one then
  * would refuse every write for as long as that takes, while no replica exists that could lose
  * it. The write is then acknowledged on the primary alone, as Redis itself does; a server that
@@ -47,10 +47,14 @@ export async function waitForReplicas(
   }
 }
 
-/** Replicas connected to a primary now (`INFO replication`). */
+/**
+ * Replicas of a primary that can acknowledge now (`INFO replication`, `state=online`). One still
+ * in its first full sync counts as connected but answers no WAIT until the sync ends; it will
+ * hold the write once synced, like a replica that joins later.
+ */
 async function connectedReplicas(node: Redis): Promise<number> {
   const info = await node.info('replication');
-  return Number(/^connected_slaves:(\d+)/m.exec(info)?.[1] ?? 0);
+  return info.split('\n').filter((l) => /^slave\d+:.*\bstate=online\b/.test(l)).length;
 }
 
 async function primariesOwning(client: RedisClient, keys: readonly string[]): Promise<Redis[]> {

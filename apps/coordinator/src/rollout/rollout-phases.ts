@@ -29,9 +29,11 @@ export class RolloutPhases {
     const { model } = r.plan;
     const incoming = incomingVersions(r);
     const missing: (BackendReadiness & { version: number })[] = [];
+    let backendCount = 0;
     for (const version of incoming) {
       const expected = await this.ports.catalog.expectedSha(model, version);
       const backends = await this.ports.backends.readiness(model, version);
+      backendCount = backends.length;
       const wrong = backends.find((b) => b.ready && expected && b.sha && b.sha !== expected);
       if (wrong) {
         return move(
@@ -66,13 +68,12 @@ export class RolloutPhases {
       if (!verdict.ok) return false;
       routers = verdict.routers;
     }
-    const backends = (await this.ports.backends.readiness(model, r.plan.toVersion)).length;
     return move(
       r,
       'waiting_for_window',
       now,
       `version ${versions} ready on every backend and routable on every router`,
-      { backends, routers, epoch },
+      { backends: backendCount, routers, epoch },
     );
   }
 

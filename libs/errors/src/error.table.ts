@@ -49,6 +49,8 @@ export const ERROR_TABLE = {
   UNKNOWN_VERSION: { http: 422, grpc: GrpcStatus.FAILED_PRECONDITION, retryable: false },
   VERSION_NOT_SELECTED: { http: 422, grpc: GrpcStatus.FAILED_PRECONDITION, retryable: false },
   MANIFEST_INVALID: { http: 422, grpc: GrpcStatus.FAILED_PRECONDITION, retryable: false },
+  // A version whose footprint exceeds every backend's memory budget can never be placed.
+  MODEL_TOO_LARGE: { http: 422, grpc: GrpcStatus.FAILED_PRECONDITION, retryable: false },
   RATE_LIMITED: { http: 429, grpc: GrpcStatus.RESOURCE_EXHAUSTED, retryable: true },
   TOO_MANY_IN_FLIGHT: { http: 429, grpc: GrpcStatus.RESOURCE_EXHAUSTED, retryable: true },
   JOB_QUOTA_EXCEEDED: { http: 429, grpc: GrpcStatus.RESOURCE_EXHAUSTED, retryable: true },
@@ -60,6 +62,8 @@ export const ERROR_TABLE = {
   OUTPUT_SHAPE_MISMATCH: { http: 502, grpc: GrpcStatus.INTERNAL, retryable: false },
   BACKEND_UNAVAILABLE: { http: 503, grpc: GrpcStatus.UNAVAILABLE, retryable: true },
   VERSION_UNROUTABLE: { http: 503, grpc: GrpcStatus.UNAVAILABLE, retryable: true },
+  // A wanted version resident nowhere is being loaded; the cold-start wait ran out first.
+  MODEL_LOADING: { http: 503, grpc: GrpcStatus.UNAVAILABLE, retryable: true },
   // Not seeded yet means not ready, on every edge (the coordinator answered 404 before).
   ROUTING_TABLE_MISSING: { http: 503, grpc: GrpcStatus.UNAVAILABLE, retryable: true },
   SHUTTING_DOWN: { http: 503, grpc: GrpcStatus.UNAVAILABLE, retryable: true },

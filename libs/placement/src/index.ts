@@ -1,0 +1,16 @@
+export { PlacementKeys, parseVersionKey, versionKey } from './placement.keys';
+export {
+  MEMORY_BUDGET_EXTENSION,
+  budgetFromExtensions,
+  memoryParamName,
+  parseMemoryMb,
+} from './memory-footprint';
+export { PlacementDemand, type PendingDemand } from './placement.demand';
+export type {
+  BackendLedger,
+  PlacementAction,
+  PlacementDecision,
+  PlacementDemandEntry,
+  PlacementReason,
+  ResidentVersion,
+} from './placement.types';

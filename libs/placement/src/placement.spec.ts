@@ -1,0 +1,47 @@
+import { budgetFromExtensions, memoryParamName, parseMemoryMb } from './memory-footprint';
+import { PlacementKeys, parseVersionKey, versionKey } from './placement.keys';
+
+describe('placement keys', () => {
+  it('puts every key in the {placement} slot under the prefix', () => {
+    const k = new PlacementKeys('t1');
+    for (const key of [k.demand(), k.footprints(), k.ledger(), k.lastUse(), k.audit()]) {
+      expect(key.startsWith('t1:{placement}:')).toBe(true);
+    }
+    expect(new Set([k.demand(), k.footprints(), k.ledger(), k.lastUse(), k.audit()]).size).toBe(5);
+  });
+
+  it('round-trips model@version, model names with @ included', () => {
+    expect(parseVersionKey(versionKey('sentiment-en', 3))).toEqual({
+      model: 'sentiment-en',
+      version: 3,
+    });
+    expect(parseVersionKey(versionKey('a@b', 12))).toEqual({ model: 'a@b', version: 12 });
+    expect(parseVersionKey('no-version')).toBeUndefined();
+    expect(parseVersionKey('m@x')).toBeUndefined();
+    expect(parseVersionKey('@2')).toBeUndefined();
+  });
+});
+
+describe('footprints and budgets', () => {
+  it('names the per-version parameter like model_sha256_v<N>', () => {
+    expect(memoryParamName(7)).toBe('memory_mb_v7');
+  });
+
+  it.each([
+    ['120', 120],
+    [' 85.5 ', 85.5],
+    ['0', undefined],
+    ['-3', undefined],
+    ['lots', undefined],
+    ['', undefined],
+    [undefined, undefined],
+  ])('parseMemoryMb(%p) → %p', (raw, expected) => {
+    expect(parseMemoryMb(raw)).toBe(expected);
+  });
+
+  it('reads the budget a backend advertises, and none when absent or bad', () => {
+    expect(budgetFromExtensions(['binary_tensor_data', 'memory_budget_mb=900'])).toBe(900);
+    expect(budgetFromExtensions(['binary_tensor_data'])).toBeUndefined();
+    expect(budgetFromExtensions(['memory_budget_mb=zero'])).toBeUndefined();
+  });
+});

@@ -14,3 +14,4 @@ export type {
   PlacementReason,
   ResidentVersion,
 } from './placement.types';
+export { PlacementLedgerReader, tooLargeReason } from './placement-ledger.reader';

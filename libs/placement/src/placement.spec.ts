@@ -1,4 +1,5 @@
 import { budgetFromExtensions, memoryParamName, parseMemoryMb } from './memory-footprint';
+import { tooLargeReason } from './placement-ledger.reader';
 import { PlacementKeys, parseVersionKey, versionKey } from './placement.keys';
 
 describe('placement keys', () => {
@@ -43,5 +44,19 @@ describe('footprints and budgets', () => {
     expect(budgetFromExtensions(['binary_tensor_data', 'memory_budget_mb=900'])).toBe(900);
     expect(budgetFromExtensions(['binary_tensor_data'])).toBeUndefined();
     expect(budgetFromExtensions(['memory_budget_mb=zero'])).toBeUndefined();
+  });
+});
+
+describe('tooLargeReason', () => {
+  it('names the version, its footprint and the largest budget', () => {
+    expect(tooLargeReason('m', 2, 900, 512)).toBe(
+      "version 2 of model 'm' needs 900 MB (memory_mb_v2), more than the largest backend budget (512 MB)",
+    );
+  });
+
+  it('refuses nothing that fits, or when a number is unknown', () => {
+    expect(tooLargeReason('m', 2, 512, 512)).toBeUndefined();
+    expect(tooLargeReason('m', 2, undefined, 512)).toBeUndefined();
+    expect(tooLargeReason('m', 2, 900, null)).toBeUndefined();
   });
 });

@@ -1,10 +1,11 @@
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseModelConfig } from '@mesh/model-repository';
 import { writeModelCopies } from './model-copies';
 
-const SOURCE = join(__dirname, '..', '..', 'model_repository', 'sentiment-en');
+const REPO = join(__dirname, '..', '..', 'model_repository');
+const SOURCE = join(REPO, 'sentiment-en');
 
 describe('writeModelCopies', () => {
   let dir: string;
@@ -19,5 +20,20 @@ describe('writeModelCopies', () => {
       expect(config.parameters?.memory_mb_v1?.stringValue).toBe('120');
       expect(config.parameters?.model_sha256_v1?.stringValue).toMatch(/^[0-9a-f]{64}$/);
     }
+  });
+
+  it('copies only the versions asked for', () => {
+    writeModelCopies({
+      source: join(REPO, 'intent-zh'),
+      outDir: dir,
+      names: ['i-01'],
+      versions: [2],
+      memoryMb: 90,
+    });
+    expect(existsSync(join(dir, 'i-01', '2', 'model.onnx'))).toBe(true);
+    expect(existsSync(join(dir, 'i-01', '1'))).toBe(false);
+    const config = parseModelConfig(readFileSync(join(dir, 'i-01', 'config.pbtxt'), 'utf8'));
+    expect(config.parameters?.memory_mb_v2?.stringValue).toBe('90');
+    expect(config.parameters?.memory_mb_v1).toBeUndefined();
   });
 });

@@ -80,6 +80,7 @@ export {
 export {
   RedisTrafficSignalSource,
   type RedisTrafficSignalSourceOptions,
+  type VersionRequests,
 } from './redis-traffic-signal.source';
 export {
   RouterHeartbeatRepository,

@@ -18,6 +18,15 @@ import {
   type VersionSignals,
 } from './traffic-signal.types';
 
+/** Requests of one version over a window (every task and router), and when it was last used. */
+export interface VersionRequests {
+  model: string;
+  version: number;
+  requests: number;
+  /** Start (unix ms) of the latest bucket in the window with requests of the version. */
+  lastBucketAt: number;
+}
+
 export interface RedisTrafficSignalSourceOptions {
   /** `REDIS_KEY_PREFIX`. */
   keyPrefix: string;
@@ -108,24 +117,57 @@ export class RedisTrafficSignalSource
     );
   }
 
-  /** The fields of the window's buckets that `keep` accepts, parsed, with their counts. */
+  /**
+   * Requests per (model, version) in the window, summed over tasks and routers, with the start
+   * of the latest bucket that had any: the placer's request rate and last use of a version.
+   * Ordered by model and version.
+   */
+  async requestsByVersion(window: { fromMs: number; toMs: number }): Promise<VersionRequests[]> {
+    const seen = new Map<string, VersionRequests>();
+    for (const f of await this.window(window.fromMs, window.toMs, (f) => f.metric === 'r')) {
+      if (!(f.n > 0)) continue;
+      const key = `${f.model}\t${f.version}`;
+      const prior = seen.get(key);
+      if (prior) {
+        prior.requests += f.n;
+        prior.lastBucketAt = Math.max(prior.lastBucketAt, f.bucketAt);
+      } else {
+        seen.set(key, {
+          model: f.model,
+          version: f.version,
+          requests: f.n,
+          lastBucketAt: f.bucketAt,
+        });
+      }
+    }
+    return [...seen.values()].sort(
+      (a, b) => a.model.localeCompare(b.model) || a.version - b.version,
+    );
+  }
+
+  /**
+   * The fields of the window's buckets that `keep` accepts, parsed, with their counts and the
+   * start of the bucket they came from.
+   */
   private async window(
     fromMs: number,
     toMs: number,
     keep: (f: SignalField) => boolean,
-  ): Promise<(SignalField & { n: number })[]> {
+  ): Promise<(SignalField & { n: number; bucketAt: number })[]> {
     if (!(toMs > fromMs)) throw new RangeError(`empty window: toMs ${toMs} ≤ fromMs ${fromMs}`);
     const pipeline = this.redis.pipeline();
+    const starts: number[] = [];
     const first = Math.floor(fromMs / this.bucketMs) * this.bucketMs;
     for (let start = first; start < toMs; start += this.bucketMs) {
+      starts.push(start);
       pipeline.hgetall(signalBucketKey(this.options.keyPrefix, start));
     }
-    const out: (SignalField & { n: number })[] = [];
-    for (const [err, hash] of (await pipeline.exec()) ?? []) {
+    const out: (SignalField & { n: number; bucketAt: number })[] = [];
+    for (const [i, [err, hash]] of ((await pipeline.exec()) ?? []).entries()) {
       if (err) throw err;
       for (const [field, value] of Object.entries(hash as Record<string, string>)) {
         const f = parseSignalField(field);
-        if (f && keep(f)) out.push({ ...f, n: Number(value) });
+        if (f && keep(f)) out.push({ ...f, n: Number(value), bucketAt: starts[i]! });
       }
     }
     return out;

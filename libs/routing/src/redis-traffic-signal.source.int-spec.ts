@@ -1,0 +1,63 @@
+import { randomUUID } from 'node:crypto';
+import { closeRedis, createRedis, type RedisClient } from '@mesh/config';
+import { RedisTrafficSignalSource } from './redis-traffic-signal.source';
+import { TrafficSignalRecorder } from './traffic-signal.recorder';
+
+const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+const PREFIX = `test:signal-versions:${randomUUID().slice(0, 8)}`;
+const BUCKET = 5000;
+// A bucket boundary far from "now", so buckets are chosen by their own timestamps only.
+const T0 = 1_800_000_000_000;
+let redis: RedisClient;
+
+beforeAll(() => {
+  redis = createRedis('commands', { url: REDIS_URL, name: 'test-signal-versions' });
+});
+
+afterAll(async () => {
+  const keys = await redis.keys(`${PREFIX}:*`);
+  if (keys.length > 0) await redis.del(...keys);
+  await closeRedis(redis);
+});
+
+describe('RedisTrafficSignalSource.requestsByVersion (real Redis)', () => {
+  it('sums requests per version over tasks and buckets, with the latest bucket used', async () => {
+    let now = T0;
+    const recorder = new TrafficSignalRecorder(redis, {
+      keyPrefix: PREFIX,
+      bucketMs: BUCKET,
+      now: () => now,
+    });
+    const sample = (task: string, model: string, version: number, outcome = 'ok') => ({
+      task,
+      model,
+      version,
+      outcome,
+      latencyMs: 3,
+    });
+    recorder.record(sample('question-type', 'qt', 1));
+    recorder.record(sample('intent', 'qt', 1, 'INTERNAL'));
+    recorder.record(sample('question-type', 'qt', 2));
+    now = T0 + 2 * BUCKET;
+    recorder.record(sample('question-type', 'qt', 1));
+    recorder.recordShadow({
+      task: 'question-type',
+      model: 'qt',
+      version: 3,
+      compared: 4,
+      agreed: 4,
+    });
+    now = T0 + 4 * BUCKET; // outside the window read below
+    recorder.record(sample('question-type', 'qt', 2));
+    await recorder.close();
+
+    const source = new RedisTrafficSignalSource(redis, { keyPrefix: PREFIX, bucketMs: BUCKET });
+    expect(await source.requestsByVersion({ fromMs: T0, toMs: T0 + 3 * BUCKET })).toEqual([
+      { model: 'qt', version: 1, requests: 3, lastBucketAt: T0 + 2 * BUCKET },
+      { model: 'qt', version: 2, requests: 1, lastBucketAt: T0 },
+    ]);
+    expect(
+      await source.requestsByVersion({ fromMs: T0 + 5 * BUCKET, toMs: T0 + 6 * BUCKET }),
+    ).toEqual([]);
+  });
+});

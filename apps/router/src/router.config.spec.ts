@@ -103,3 +103,23 @@ describe('router config: Redis mode', () => {
     );
   });
 });
+
+describe('router config: cold starts', () => {
+  it('waits 30 s by default; 0 turns the wait off', () => {
+    expect(loadRouterConfig({}).ROUTER_COLD_START_WAIT_MS).toBe(30_000);
+    expect(loadRouterConfig({ ROUTER_COLD_START_WAIT_MS: '0' }).ROUTER_COLD_START_WAIT_MS).toBe(0);
+  });
+
+  it.each(['-1', '1.5', 'soon', '600001'])('refuses %p, naming the variable', (value) => {
+    let error: unknown;
+    try {
+      loadRouterConfig({ ROUTER_COLD_START_WAIT_MS: value });
+    } catch (err) {
+      error = err;
+    }
+    expect(error).toBeInstanceOf(ConfigError);
+    expect((error as ConfigError).issues.map((i) => i.variable)).toEqual([
+      'ROUTER_COLD_START_WAIT_MS',
+    ]);
+  });
+});

@@ -124,6 +124,17 @@ const routerEnv = {
    * Prometheus instead (and to measure what recording costs). Heartbeats are kept either way.
    */
   ROUTER_TRAFFIC_SIGNALS: z.enum(['on', 'off']).default('on'),
+  /**
+   * How long a request for a routed version resident on no backend waits for the placer to
+   * load it (cold start) before answering 503 MODEL_LOADING with Retry-After; 0 answers at
+   * once (the load is still asked for). At most 10 minutes: callers and proxies give up sooner.
+   */
+  ROUTER_COLD_START_WAIT_MS: z.coerce
+    .number({ invalid_type_error: 'must be a number' })
+    .int('must be an integer')
+    .min(0, 'must be at least 0')
+    .max(600_000, 'must be at most 600000')
+    .default(30_000),
 };
 
 export type RouterConfig = ReturnType<typeof loadRouterConfig>;

@@ -18,7 +18,12 @@ import { JobsModule } from './jobs/jobs.module';
 import type { RouterConfig } from './router.config';
 import { RouterCoreModule } from './router-core.module';
 import { BackendReadyCheck, RedisReadyCheck, RoutesLoadedCheck } from './router.readiness';
-import { JOB_CHANGES_SUBSCRIBER, REDIS, ROUTES_SUBSCRIBER } from './router.tokens';
+import {
+  JOB_CHANGES_SUBSCRIBER,
+  PLACEMENT_SUBSCRIBER,
+  REDIS,
+  ROUTES_SUBSCRIBER,
+} from './router.tokens';
 
 /**
  * The router: tenants, routing, admission, preprocessing and inference over KServe v2, the
@@ -43,6 +48,7 @@ export class RouterModule {
             },
             { token: ROUTES_SUBSCRIBER, role: 'subscriber', name: 'router-routes' },
             { token: JOB_CHANGES_SUBSCRIBER, role: 'subscriber', name: 'router-job-changes' },
+            { token: PLACEMENT_SUBSCRIBER, role: 'subscriber', name: 'router-placement' },
           ],
         }),
         RouterCoreModule.register(config, logger, catalog),

@@ -5,3 +5,4 @@ export { KServeBackends, type KServeBackendsOptions } from './kserve.backends';
 export { servedSha256, shaMismatch } from './model-sha.verifier';
 export { ServableVersion } from './servable-version';
 export { VersionCatalog, type VersionProblem } from './version.catalog';
+export { LoadedVersionsFeed, type LoadedListener } from './loaded-versions.feed';

@@ -108,6 +108,14 @@ export class KServeBackends implements BackendDirectory, InferenceGateway {
     return v.verified.length > 0 ? undefined : v.reason;
   }
 
+  /**
+   * Whether some backend reports the version READY, verified or not. False while it is resident
+   * nowhere (a placer may load it on demand); a version served with the wrong bytes is resident.
+   */
+  isResident(version: ServableVersion): boolean {
+    return this.state.has(key(version.model, version.version));
+  }
+
   healthyBackends(): number {
     return this.pool.status().filter((s) => s.ready).length;
   }

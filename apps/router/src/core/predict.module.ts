@@ -1,5 +1,7 @@
+import { hostname } from 'node:os';
 import { Module } from '@nestjs/common';
-import { KServeBackends, VersionCatalog } from '@mesh/inference';
+import { KServeBackends, LoadedVersionsFeed, VersionCatalog } from '@mesh/inference';
+import { PlacementDemand } from '@mesh/placement';
 import {
   InFlightLimiter,
   RoutingTableCache,
@@ -8,14 +10,17 @@ import {
 } from '@mesh/routing';
 import { METRICS_REGISTRY } from '@mesh/telemetry';
 import type { RedisClient } from '@mesh/config';
+import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import { GrpcErrorFilter } from '../grpc/grpc-error.filter';
 import { PredictorGrpcController } from '../grpc/predictor.grpc.controller';
 import { PredictController } from '../http/predict.controller';
 import { batchBound, type RouterConfig } from '../router.config';
-import { REDIS, ROUTER_CONFIG } from '../router.tokens';
+import { LOGGER, PLACEMENT_SUBSCRIBER, REDIS, ROUTER_CONFIG } from '../router.tokens';
 import { AdmissionService } from './admission.service';
 import { CoalescedInference } from './coalesced.inference';
+import { ColdStartListener } from './cold-start.listener';
+import { ColdStartWaiter } from './cold-start.waiter';
 import { PredictService } from './predict.service';
 import { ResponseCacheRegistry } from './response-cache.registry';
 import { RouteSelector } from './route.selector';
@@ -27,6 +32,8 @@ import { TasksService } from './tasks.service';
 import { VersionTraffic } from './version.traffic';
 
 const DEFAULT_CACHE_ENTRIES = 10_000;
+/** Discovery while a cold version is awaited: faster than the usual round, never slower. */
+const COLD_START_REFRESH_MS = 500;
 
 /** Merged calls per version when ROUTER_COALESCE=on (ADR 0012); undefined sends one per request. */
 function coalescing(config: RouterConfig, backends: KServeBackends, metrics: RouterMetrics) {
@@ -46,6 +53,34 @@ function coalescing(config: RouterConfig, backends: KServeBackends, metrics: Rou
   );
 }
 
+/** Cold starts (ROUTER_COLD_START_WAIT_MS): demand through Redis, wait on this router's view. */
+function coldStartWaiter(
+  ...[config, logger, redis, backends, catalog, metrics]: [
+    RouterConfig,
+    Logger,
+    RedisClient,
+    KServeBackends,
+    VersionCatalog,
+    RouterMetrics,
+  ]
+): ColdStartWaiter {
+  const demand = new PlacementDemand(redis, config.REDIS_KEY_PREFIX);
+  const by = config.ROUTER_ID ?? `router-${hostname()}-${process.pid}`;
+  const isReady = (model: string, version: number) => {
+    const v = catalog.servable(model, version);
+    return v !== undefined && backends.unroutableReason(v) === undefined;
+  };
+  const ports = {
+    isReady,
+    refresh: () => backends.discover(),
+    demand: (model: string, version: number) => demand.request(model, version, by),
+    observe: metrics.coldStart.bind(metrics),
+    warn: (fields: Record<string, unknown>, message: string) => logger.warn(fields, message),
+  };
+  const refreshEveryMs = Math.min(COLD_START_REFRESH_MS, config.KSERVE_HEALTH_INTERVAL_MS);
+  return new ColdStartWaiter(ports, { waitMs: config.ROUTER_COLD_START_WAIT_MS, refreshEveryMs });
+}
+
 function predictService(
   config: RouterConfig,
   admission: AdmissionService,
@@ -53,6 +88,7 @@ function predictService(
   backends: KServeBackends,
   metrics: RouterMetrics,
   recorder: TrafficSignalRecorder,
+  coldStarts: ColdStartWaiter,
 ): PredictService {
   return new PredictService(
     admission,
@@ -63,6 +99,7 @@ function predictService(
     new ShadowMirror(backends, metrics, undefined, recorder),
     (v) => batchBound(config, v.maxLength),
     coalescing(config, backends, metrics),
+    coldStarts,
   );
 }
 
@@ -87,6 +124,17 @@ function predictService(
         ),
     },
     {
+      provide: ColdStartWaiter,
+      inject: [ROUTER_CONFIG, LOGGER, REDIS, KServeBackends, VersionCatalog, RouterMetrics],
+      useFactory: coldStartWaiter,
+    },
+    {
+      provide: ColdStartListener,
+      inject: [ROUTER_CONFIG, LOGGER, PLACEMENT_SUBSCRIBER, ColdStartWaiter],
+      useFactory: (config: RouterConfig, logger: Logger, sub: RedisClient, w: ColdStartWaiter) =>
+        new ColdStartListener(new LoadedVersionsFeed(sub, config.REDIS_KEY_PREFIX), w, logger),
+    },
+    {
       provide: PredictService,
       inject: [
         ROUTER_CONFIG,
@@ -95,6 +143,7 @@ function predictService(
         KServeBackends,
         RouterMetrics,
         TrafficSignalRecorder,
+        ColdStartWaiter,
       ],
       useFactory: predictService,
     },

@@ -12,6 +12,7 @@ import {
   type RoutingTableCache,
   type Tenant,
   type TenantRateLimiter,
+  type TrafficSignalRecorder,
 } from '@mesh/routing';
 import { Registry } from 'prom-client';
 import type {
@@ -20,7 +21,7 @@ import type {
   ServableVersion,
   VersionCatalog,
 } from '@mesh/inference';
-import { BatchTooLargeError } from '../errors/router.errors';
+import { BatchTooLargeError, ModelLoadingError } from '../errors/router.errors';
 import { AdmissionService } from './admission.service';
 import type { CallContext } from './predict.commands';
 import { PredictService } from './predict.service';
@@ -28,6 +29,7 @@ import { ResponseCacheRegistry } from './response-cache.registry';
 import { RouteSelector } from './route.selector';
 import { RouterMetrics } from './router.metrics';
 import { ShadowMirror } from './shadow.mirror';
+import { VersionTraffic } from './version.traffic';
 
 const tenant: Tenant = {
   name: 'acme',
@@ -278,5 +280,96 @@ describe('PredictService', () => {
     const requests = await registry.getSingleMetricAsString('mesh_router_requests_total');
     expect(requests).toContain('outcome="CLIENT_CLOSED"');
     expect(requests).not.toContain('outcome="BACKEND_UNAVAILABLE"');
+  });
+});
+
+describe('PredictService cold starts', () => {
+  function coldSetup(wait: (model: string, version: number) => Promise<void>) {
+    const registry = new Registry();
+    const version = fakeVersion();
+    let served = false;
+    const samples: { outcome: string }[] = [];
+    const traffic = new VersionTraffic({
+      record: (s: { outcome: string }) => samples.push(s),
+    } as unknown as TrafficSignalRecorder);
+    const metrics = new RouterMetrics(registry, traffic);
+    const inference: InferenceGateway = {
+      infer: async (_v, batch) => {
+        const texts = (batch as unknown as { texts: string[] }).texts;
+        return { shape: [texts.length, 1], data: Float32Array.from(texts, (t) => t.length) };
+      },
+    };
+    const route: Route = {
+      tenant: '*',
+      task: 't',
+      model: 'm',
+      versions: [{ version: 1, weight: 1 }],
+    };
+    const catalog = {
+      servable: (_m: string, v: number) => (v === 1 ? version : undefined),
+      problem: () => 'not in the repository',
+    } as unknown as VersionCatalog;
+    const routes = { resolve: () => ({ tenant, route }) } as unknown as RoutingTableCache;
+    const backends = {
+      unroutableReason: () => (served ? undefined : 'no backend reports m v1 READY'),
+    } as unknown as BackendDirectory;
+    const selector = new RouteSelector(
+      routes,
+      new WeightedVersionPicker(),
+      catalog,
+      backends,
+      () => !served,
+    );
+    const waits: string[] = [];
+    const service = new PredictService(
+      new AdmissionService(
+        { admit: async () => undefined } as unknown as TenantRateLimiter,
+        new InFlightLimiter(),
+      ),
+      selector,
+      inference,
+      new ResponseCacheRegistry(100),
+      metrics,
+      new ShadowMirror(inference, metrics),
+      () => 3,
+      undefined,
+      {
+        wait: async (m, v) => {
+          waits.push(`${m}@${v}`);
+          await wait(m, v);
+          served = true;
+        },
+      },
+    );
+    return { service, registry, samples, traffic, waits };
+  }
+
+  it('waits for a version resident nowhere, then answers from it', async () => {
+    const { service, waits, samples } = coldSetup(async () => undefined);
+    const r = await service.predict(ctx, tenant, { task: 't', text: 'abc' });
+    expect(r).toMatchObject({ model: 'm', version: 1, prediction: { label: 'len3' } });
+    expect(waits).toEqual(['m@1']);
+    expect(samples.map((s) => s.outcome)).toEqual(['ok']);
+  });
+
+  it('answers MODEL_LOADING past the wait, not counted against the version', async () => {
+    const { service, registry, samples, traffic } = coldSetup(async (m, v) => {
+      throw new ModelLoadingError(m, v, 2);
+    });
+    await expect(service.predict(ctx, tenant, { task: 't', text: 'abc' })).rejects.toMatchObject({
+      code: 'MODEL_LOADING',
+      retryAfterSeconds: 2,
+    });
+    const requests = await registry.getSingleMetricAsString('mesh_router_requests_total');
+    expect(requests).toContain('outcome="MODEL_LOADING"');
+    expect(samples).toEqual([]);
+    expect(traffic.inFlightNow()).toEqual([]);
+  });
+
+  it('does not wait for a version that is not cold', async () => {
+    const { service, waits } = coldSetup(async () => undefined);
+    await service.predict(ctx, tenant, { task: 't', text: 'a' });
+    await service.predict(ctx, tenant, { task: 't', text: 'b' });
+    expect(waits).toEqual(['m@1']);
   });
 });

@@ -6,6 +6,7 @@ import { describeError } from '../errors/error-view';
 import { BatchTooLargeError } from '../errors/router.errors';
 import { AdmissionService } from './admission.service';
 import type { CoalescedInference } from './coalesced.inference';
+import type { ColdStartWaiter } from './cold-start.waiter';
 import type {
   CallContext,
   PredictBatchCommand,
@@ -40,6 +41,8 @@ export class PredictService {
     private readonly maxBatch: (version: ServableVersion) => number,
     /** Merges concurrent single predicts of a version into shared calls; absent = one call each. */
     private readonly coalesced?: CoalescedInference,
+    /** Holds requests for a version resident nowhere until it is loaded; absent = no wait. */
+    private readonly coldStarts?: Pick<ColdStartWaiter, 'wait'>,
   ) {}
 
   predict(ctx: CallContext, tenant: Tenant, cmd: PredictCommand): Promise<PredictResult> {
@@ -100,6 +103,7 @@ export class PredictService {
     let model = '';
     let version = '';
     let outcome = 'ok';
+    let routed = false;
     ctx.served = { tenant: tenant.name, task };
     try {
       const release = await this.admission.admit(tenant);
@@ -111,8 +115,15 @@ export class PredictService {
         version = String(chosen.version.version);
         ctx.served.model = model;
         ctx.served.version = chosen.version.version;
-        this.metrics.routed(model, chosen.version.version);
         this.metrics.stage('queue', model, chosen.version.version, sinceSeconds(ctx.receivedAt));
+        // A cold start waits before the version counts as routed: a load that outlasts the
+        // wait (MODEL_LOADING) is the fleet's state, not the version's error in the signals.
+        // The backend call's own deadline starts after the wait.
+        if (chosen.cold && this.coldStarts) {
+          await this.coldStarts.wait(model, chosen.version.version, ctx.signal);
+        }
+        this.metrics.routed(model, chosen.version.version);
+        routed = true;
         const result = await body(chosen);
         return { ...result, latencyMs: round(performance.now() - ctx.receivedAt) };
       } finally {
@@ -128,6 +139,7 @@ export class PredictService {
       this.metrics.request(
         { transport: ctx.transport, method, tenant: tenant.name, task, model, version, outcome },
         sinceSeconds(ctx.receivedAt),
+        routed,
       );
     }
   }

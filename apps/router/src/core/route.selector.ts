@@ -13,12 +13,19 @@ export interface SelectedVersion {
   version: ServableVersion;
   /** The route's shadow version when this request is sampled for it and it is routable. */
   shadow?: ServableVersion;
+  /** Resident on no backend: the caller waits for its cold start before inferring. */
+  cold?: boolean;
 }
+
+/** True for a version no backend holds while some backend is up: a placer can load it. */
+export type ColdCheck = (version: ServableVersion) => boolean;
 
 /**
  * Resolves (tenant, task) to a route and picks a version that is safe to send to: its
  * preprocessing loaded cleanly, a backend reports it READY, and that backend serves the
  * exact model bytes the manifest names. Otherwise NoRoutableVersionError (503) says why.
+ * A version resident nowhere (`isCold`) is still picked by its weight: the placer loads it
+ * on demand, and the predict path waits for that (cold start) instead of moving its traffic.
  */
 export class RouteSelector {
   constructor(
@@ -26,6 +33,7 @@ export class RouteSelector {
     private readonly picker: WeightedVersionPicker,
     private readonly catalog: VersionCatalog,
     private readonly backends: BackendDirectory,
+    private readonly isCold: ColdCheck = () => false,
   ) {}
 
   /**
@@ -47,26 +55,30 @@ export class RouteSelector {
     };
     const picked = this.picker.pick(route, {
       ...(stickyKey === undefined ? {} : { stickyKey }),
-      unroutableReason: (model, version) => this.unroutableReason(model, version),
+      unroutableReason: (model, version) => this.pickableReason(model, version),
       refuses,
     });
     // The picker only returns versions the catalog holds, so this lookup cannot miss.
     const version = this.catalog.servable(picked.model, picked.version);
     if (!version) throw new Error(`catalog lost ${picked.model} v${picked.version}`);
+    const cold = this.backends.unroutableReason(version) !== undefined;
     const shadowPick = this.picker.pickShadow(route, {
       ...(stickyKey === undefined ? {} : { stickyKey }),
       unroutableReason: (model, v) => this.unroutableReason(model, v),
       refuses,
     });
     const shadow = shadowPick && this.catalog.servable(shadowPick.model, shadowPick.version);
-    return shadow && shadow !== version ? { route, version, shadow } : { route, version };
+    const chosen: SelectedVersion =
+      shadow && shadow !== version ? { route, version, shadow } : { route, version };
+    return cold ? { ...chosen, cold } : chosen;
   }
 
   /**
    * The version a bulk job is pinned to: the route's weighted pick among routable versions
    * that can serve every item by the same rule as `select` (pairs only on pair-capable
    * pipelines). `firstPair` is the index of the job's first item with a textPair, if any;
-   * over-long texts do not steer the pick, they become item errors.
+   * over-long texts do not steer the pick, they become item errors. A cold version may be
+   * pinned: the worker parks the job's chunks until the placer has loaded it.
    */
   pinJob(
     route: Route,
@@ -75,7 +87,7 @@ export class RouteSelector {
   ): ServableVersion {
     const picked = this.picker.pick(route, {
       ...(stickyKey === undefined ? {} : { stickyKey }),
-      unroutableReason: (model, version) => this.unroutableReason(model, version),
+      unroutableReason: (model, version) => this.pickableReason(model, version),
       ...(firstPair === undefined ? {} : { refuses: this.refusesPairAt(firstPair) }),
     });
     const version = this.catalog.servable(picked.model, picked.version);
@@ -88,6 +100,14 @@ export class RouteSelector {
       const servable = this.catalog.servable(model, version);
       return servable && pairCapabilityError(servable, inputName('job', 'textPair', index));
     };
+  }
+
+  /** Why a version must not be picked: unroutable, unless it is merely cold. */
+  private pickableReason(model: string, version: number): string | undefined {
+    const reason = this.unroutableReason(model, version);
+    if (reason === undefined) return undefined;
+    const servable = this.catalog.servable(model, version);
+    return servable && this.isCold(servable) ? undefined : reason;
   }
 
   unroutableReason(model: string, version: number): string | undefined {

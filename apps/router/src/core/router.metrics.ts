@@ -29,6 +29,7 @@ export class RouterMetrics {
   private readonly shadowRequests: Counter<'model' | 'version' | 'outcome'>;
   private readonly shadowAgree: Counter<'model' | 'version' | 'agree'>;
   private readonly merged: Histogram<'model' | 'version'>;
+  private readonly coldStarts: Histogram<'model' | 'version' | 'outcome'>;
 
   constructor(
     registry: Registry,
@@ -94,6 +95,14 @@ export class RouterMetrics {
       buckets: [1, 2, 4, 8, 16, 32, 64, 128],
       registers: [registry],
     });
+    this.coldStarts = new Histogram({
+      name: 'mesh_router_cold_start_wait_seconds',
+      help: 'Time a request waited for a version resident nowhere to be loaded (loaded or timeout)',
+      labelNames: ['model', 'version', 'outcome'],
+      // Loads take from under a second (a small ONNX file) to minutes (a large one).
+      buckets: [0.1, 0.25, 0.5, 1, 2.5, 5, 10, 20, 30, 60, 120],
+      registers: [registry],
+    });
   }
 
   /** One backend call went out carrying `requests` coalesced predicts. */
@@ -101,15 +110,24 @@ export class RouterMetrics {
     this.merged.observe({ model, version: String(version) }, requests);
   }
 
+  /** A request's cold-start wait ended: the version was loaded, or the wait ran out. */
+  coldStart(model: string, version: number, outcome: 'loaded' | 'timeout', seconds: number): void {
+    this.coldStarts.observe({ model, version: String(version), outcome }, seconds);
+  }
+
   /** A request got its version: counted in flight until `request` reports it finished. */
   routed(model: string, version: number): void {
     this.traffic?.begin(model, version);
   }
 
-  request(labels: RequestLabels, seconds: number): void {
+  /**
+   * A finished request; `routed` false when it never got to its version (refused before, or
+   * still waiting for a cold start): then it is not in flight and not in the traffic signals.
+   */
+  request(labels: RequestLabels, seconds: number, routed = labels.model !== ''): void {
     this.requests.inc(labels);
     this.latency.observe(labels, seconds);
-    if (labels.model !== '') {
+    if (routed && labels.model !== '') {
       const { task, model, version, outcome } = labels;
       this.traffic?.end(task, model, Number(version), outcome, seconds * 1000);
     }

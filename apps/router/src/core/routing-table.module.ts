@@ -1,6 +1,6 @@
 import { Module } from '@nestjs/common';
 import type { RedisClient } from '@mesh/config';
-import { KServeBackends, VersionCatalog } from '@mesh/inference';
+import { KServeBackends, VersionCatalog, type ServableVersion } from '@mesh/inference';
 import {
   RoutingTableCache,
   RoutingTableRepository,
@@ -26,6 +26,14 @@ function routesCache(
 }
 
 /**
+ * Resident on no backend while some backend is up: the placer can load it, so requests wait
+ * (cold start). With no backend up at all the version stays unroutable (503 at once).
+ */
+function isCold(backends: KServeBackends, version: ServableVersion): boolean {
+  return backends.healthyBackends() > 0 && !backends.isResident(version);
+}
+
+/**
  * The routing table (stored, cached, subscribed) and what reads it: version picking and tenant
  * callers. Started and stopped by the lifecycle in SignalsModule, which also starts the signals
  * that report on it.
@@ -47,7 +55,9 @@ function routesCache(
       provide: RouteSelector,
       inject: [RoutingTableCache, VersionCatalog, KServeBackends],
       useFactory: (routes: RoutingTableCache, cat: VersionCatalog, backends: KServeBackends) =>
-        new RouteSelector(routes, new WeightedVersionPicker(), cat, backends),
+        new RouteSelector(routes, new WeightedVersionPicker(), cat, backends, (v) =>
+          isCold(backends, v),
+        ),
     },
     {
       provide: CallerService,

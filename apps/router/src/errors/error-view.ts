@@ -44,7 +44,9 @@ const HTTP_STATUS_CODES: Readonly<Record<number, ErrorCode>> = {
 export function describeError(err: unknown): ErrorView {
   const code = codeOf(err);
   const mapping = ERROR_TABLE[code];
-  const serverFault = mapping.http >= 500 && code !== 'BACKEND_UNAVAILABLE';
+  // No backend serving a version, or one still loading, is the fleet's state, not a fault.
+  const serverFault =
+    mapping.http >= 500 && code !== 'BACKEND_UNAVAILABLE' && code !== 'MODEL_LOADING';
   if (code === 'STORE_UNAVAILABLE') {
     // Says what is down, never the client library's wording; worth a retry a little later.
     const message =

@@ -104,3 +104,21 @@ export class ShuttingDownError extends MeshError {
     super(`the router is shutting down: ${what}`);
   }
 }
+
+/**
+ * The routed version is resident on no backend and did not become READY (and verified) within
+ * ROUTER_COLD_START_WAIT_MS: its load was asked for, so the same call is worth retrying.
+ */
+export class ModelLoadingError extends MeshError {
+  readonly code = 'MODEL_LOADING';
+
+  constructor(
+    readonly model: string,
+    readonly version: number,
+    readonly retryAfterSeconds: number,
+  ) {
+    super(
+      `model '${model}' version ${version} is loading: no backend serves it yet; retry in ${retryAfterSeconds} s`,
+    );
+  }
+}

@@ -145,7 +145,10 @@ beforeAll(async () => {
     memoryMb: FOOTPRINT_MB,
   });
   const seed = writeSeed(repo);
-  redis = createRedis({ url: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379' });
+  redis = createRedis('commands', {
+    url: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379',
+    name: 'placement-e2e',
+  });
   const ports = [await freePort(), await freePort()];
   hosts.push(...(await Promise.all(ports.map((p) => startBudgetedHost(p)))));
   addresses.push(...ports.map((p) => `127.0.0.1:${p}`));

@@ -15,3 +15,4 @@ export type {
   ResidentVersion,
 } from './placement.types';
 export { PlacementLedgerReader, tooLargeReason } from './placement-ledger.reader';
+export { AUDIT_MAX_ENTRIES, PlacementAudit } from './placement-audit';

@@ -1,7 +1,8 @@
 import { type DynamicModule, Module } from '@nestjs/common';
-import { redisEndpointOf, STORE_COMMAND_TIMEOUT_MS } from '@mesh/config';
+import { type RedisClient, redisEndpointOf, STORE_COMMAND_TIMEOUT_MS } from '@mesh/config';
 import { JobRepository } from '@mesh/jobs';
 import type { KServeClient } from '@mesh/kserve';
+import { PlacementAudit, PlacementLedgerReader } from '@mesh/placement';
 import {
   AdminAuthenticator,
   RedisTrafficSignalSource,
@@ -62,6 +63,7 @@ export class CoordinatorModule {
             CLOCK,
             COORDINATOR_CONFIG,
             KSERVE_CLIENTS,
+            REDIS_CLIENT,
             ...DASHBOARD_STORES,
           ],
           useFactory: dashboardDeps,
@@ -85,6 +87,7 @@ function dashboardDeps(
   clock: Clock,
   config: CoordinatorConfig,
   backends: readonly KServeClient[],
+  redis: RedisClient,
   table: RoutingTableRepository,
   heartbeats: RouterHeartbeatRepository,
   signals: RedisTrafficSignalSource,
@@ -92,6 +95,8 @@ function dashboardDeps(
   rolloutRepository: RolloutRepository,
   jobs: JobRepository,
 ): DashboardDeps {
+  const ledger = new PlacementLedgerReader(redis, config.REDIS_KEY_PREFIX);
+  const audit = new PlacementAudit(redis, config.REDIS_KEY_PREFIX);
   return {
     auth,
     clock,
@@ -104,5 +109,6 @@ function dashboardDeps(
     jobs,
     backends,
     backendDeadlineMs: config.KSERVE_PROBE_DEADLINE_MS,
+    placement: { ledgers: () => ledger.all(), recent: (n) => audit.recent(n) },
   };
 }

@@ -129,8 +129,39 @@ export const modelsViewSchema = z.object({
           modelSha256: z.string().optional().describe('what a READY version reports'),
         }),
       ),
+      ledger: z
+        .object({
+          budgetMb: z.number().nullable().describe('null: no budget'),
+          usedMb: z.number(),
+          resident: z.array(
+            z.object({
+              model: z.string(),
+              version: z.number().int(),
+              mb: z.number(),
+              since: z.number().describe('unix ms it became resident here'),
+              lastUsedAt: z.number().describe('unix ms of its last request anywhere (0: never)'),
+            }),
+          ),
+          at: z.number().describe('unix ms of the placer pass that counted it'),
+        })
+        .optional()
+        .describe("the placer's bookkeeping of this backend"),
     }),
   ),
+  decisions: z
+    .array(
+      z.object({
+        at: z.number(),
+        action: z.enum(['load', 'unload']),
+        model: z.string(),
+        version: z.number().int(),
+        backend: z.string(),
+        reason: z.string(),
+        mb: z.number(),
+        error: z.string().optional(),
+      }),
+    )
+    .describe('the newest placement decisions, newest first'),
 });
 
 export const weightsEditResultSchema = z.object({ epoch, route: routeSchema });

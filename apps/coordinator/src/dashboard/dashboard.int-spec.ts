@@ -5,6 +5,7 @@ import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { closeRedis, createRedis, type RedisClient } from '@mesh/config';
 import { JobRepository, type JobRecord } from '@mesh/jobs';
 import { createChannelCredentials, KServeClient } from '@mesh/kserve';
+import { PlacementAudit, PlacementKeys, PlacementLedgerReader } from '@mesh/placement';
 import {
   AdminAuthenticator,
   RedisTrafficSignalSource,
@@ -128,6 +129,10 @@ beforeAll(async () => {
       jobs,
       backends: [backend],
       backendDeadlineMs: 500,
+      placement: {
+        ledgers: () => new PlacementLedgerReader(redis, PREFIX).all(),
+        recent: (n) => new PlacementAudit(redis, PREFIX).recent(n),
+      },
       uiDir: join(__dirname, 'no-such-dir'),
       everyMs: { routes: 50 },
     }),
@@ -397,6 +402,33 @@ describe('dashboard API (real Redis, real model repository)', () => {
     expect(body.backends).toHaveLength(1);
     expect(body.backends[0]).toMatchObject({ address: '127.0.0.1:1', models: [] });
     expect(body.backends[0].error).toEqual(expect.any(String));
+    expect(body.backends[0].ledger).toBeUndefined();
+    expect(body.decisions).toEqual([]);
+  });
+
+  it("shows the placer's ledger per backend and its newest decisions first", async () => {
+    const resident = [{ model: 'intent-zh', version: 2, mb: 120, since: 1000, lastUsedAt: 5000 }];
+    await redis.hset(
+      new PlacementKeys(PREFIX).ledger(),
+      '127.0.0.1:1',
+      JSON.stringify({ backend: '127.0.0.1:1', budgetMb: 512, usedMb: 120, resident, at: 6000 }),
+    );
+    const audit = new PlacementAudit(redis, PREFIX);
+    const load = {
+      at: 1000,
+      action: 'load' as const,
+      model: 'intent-zh',
+      version: 2,
+      backend: '127.0.0.1:1',
+      reason: 'demand' as const,
+      mb: 120,
+    };
+    await audit.append(load);
+    await audit.append({ ...load, at: 2000, action: 'unload', version: 1, reason: 'evict' });
+    const { body } = await json('GET', '/v1/dashboard/models');
+    expect(body.backends[0].ledger).toEqual({ budgetMb: 512, usedMb: 120, resident, at: 6000 });
+    expect(body.decisions.map((d: { version: number }) => d.version)).toEqual([1, 2]);
+    expect(body.decisions[0]).toMatchObject({ action: 'unload', reason: 'evict', mb: 120 });
   });
 
   it('streams a view as NDJSON: a snapshot at once, another when the routing table changes', async () => {

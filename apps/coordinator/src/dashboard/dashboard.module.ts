@@ -32,7 +32,7 @@ import { DashboardController } from './dashboard.controller';
 import type { DashboardFeeds } from './dashboard.feeds';
 import { DASHBOARD_FEEDS, DASHBOARD_UI_DIR } from './dashboard.tokens';
 import { JobsViewReader } from './jobs.view';
-import { ModelsViewReader } from './models.view';
+import { ModelsViewReader, type PlacementReads } from './models.view';
 import { RouteWeightsEditor } from './route-weights.editor';
 import { RoutesViewReader } from './routes.view';
 import { TrafficViewReader, type TrafficViewOptions } from './traffic.view';
@@ -51,6 +51,8 @@ export interface DashboardDeps {
   jobs: JobRepository;
   backends: readonly KServeClient[];
   backendDeadlineMs: number;
+  /** The placer's ledger and audit, for the Models view. */
+  placement?: PlacementReads;
   /** Default: `dist/ui` under the working directory (where `npm run build` puts it). */
   uiDir?: string;
   traffic?: TrafficViewOptions;
@@ -129,7 +131,7 @@ export class DashboardModule implements OnModuleInit {
 function feedsOf(deps: DashboardDeps, jobs: JobsViewReader): DashboardFeeds {
   const routes = new RoutesViewReader(deps.table, deps.heartbeats, deps.rolloutRepository);
   const traffic = new TrafficViewReader(deps.signals, deps.table, deps.clock, deps.traffic);
-  const models = new ModelsViewReader(deps.backends, deps.backendDeadlineMs);
+  const models = new ModelsViewReader(deps.backends, deps.backendDeadlineMs, deps.placement);
   const every = { ...EVERY_MS, ...deps.everyMs };
   return {
     routes: { read: () => routes.read(), everyMs: every.routes },

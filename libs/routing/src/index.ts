@@ -113,6 +113,7 @@ export {
 } from './traffic-signal.types';
 export {
   RouteEditValidator,
+  type RouteEditValidatorOptions,
   type RouteProblem,
   type RouteProblemCode,
 } from './route-edit.validator';

@@ -1,5 +1,11 @@
 import { join } from 'node:path';
-import { ModelRepositoryReader, readPreprocessManifest, sha256File } from '@mesh/model-repository';
+import {
+  ModelRepositoryReader,
+  readPreprocessManifest,
+  sha256File,
+  type ModelConfig,
+} from '@mesh/model-repository';
+import { memoryParamName, parseMemoryMb, tooLargeReason } from '@mesh/placement';
 import type { Route } from './routing.types';
 
 /** Why a route edit names something the repository cannot serve. */
@@ -8,7 +14,9 @@ export type RouteProblemCode =
   | 'MODEL_CONFIG_INVALID'
   | 'UNKNOWN_VERSION'
   | 'VERSION_NOT_SELECTED'
-  | 'MANIFEST_INVALID';
+  | 'MANIFEST_INVALID'
+  /** A weighted version's footprint exceeds every backend's memory budget: never placeable. */
+  | 'MODEL_TOO_LARGE';
 
 export interface RouteProblem {
   code: RouteProblemCode;
@@ -19,16 +27,29 @@ export interface RouteProblem {
   message: string;
 }
 
+export interface RouteEditValidatorOptions {
+  /**
+   * The largest backend memory budget (PlacementLedgerReader.largestBudgetMb): null while
+   * unknown or unlimited. Absent: footprints are not checked.
+   */
+  largestBudgetMb?: () => Promise<number | null>;
+}
+
 /**
  * Checks a route against the model repository before it is written (admin API, coordinator):
  * the model has a readable config.pbtxt, each version (and the shadow) has a directory that
  * the version policy serves, and its preprocess.json parses and pins the tokenizer file's
- * actual sha256. Reads files only — no tokenizer or runtime is loaded.
+ * actual sha256. Reads files only — no tokenizer or runtime is loaded. With a budget source,
+ * a version given weight whose `memory_mb_v<N>` exceeds every backend's budget is refused too
+ * (MODEL_TOO_LARGE): no placer could ever load it, so its traffic would only wait and fail.
  */
 export class RouteEditValidator {
   private readonly reader: ModelRepositoryReader;
 
-  constructor(repositoryRoot: string) {
+  constructor(
+    repositoryRoot: string,
+    private readonly options: RouteEditValidatorOptions = {},
+  ) {
     this.reader = new ModelRepositoryReader(repositoryRoot);
   }
 
@@ -71,7 +92,32 @@ export class RouteEditValidator {
       );
       if (problem) problems.push({ ...problem, path, model, version });
     }
+    if (entry.config) problems.push(...(await this.tooLarge(route, entry.config, problems)));
     return problems;
+  }
+
+  /** Weighted versions (without another problem) whose declared footprint fits no backend. */
+  private async tooLarge(
+    route: Pick<Route, 'model' | 'versions'>,
+    config: ModelConfig,
+    known: readonly RouteProblem[],
+  ): Promise<RouteProblem[]> {
+    const source = this.options.largestBudgetMb;
+    if (!source) return [];
+    const flagged = new Set(known.map((p) => p.version));
+    const sized = route.versions.flatMap((v, i) => {
+      if (!(v.weight > 0) || flagged.has(v.version)) return [];
+      const mb = parseMemoryMb(config.parameters[memoryParamName(v.version)]?.stringValue);
+      return mb === undefined ? [] : [{ version: v.version, mb, path: `versions[${i}].weight` }];
+    });
+    if (sized.length === 0) return [];
+    const largest = await source();
+    return sized.flatMap(({ version, mb, path }) => {
+      const message = tooLargeReason(route.model, version, mb, largest);
+      return message === undefined
+        ? []
+        : [{ code: 'MODEL_TOO_LARGE' as const, path, model: route.model, version, message }];
+    });
   }
 
   private async checkVersion(

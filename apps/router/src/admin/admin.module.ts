@@ -1,12 +1,14 @@
 import { Module } from '@nestjs/common';
 import { KServeBackends, VersionCatalog } from '@mesh/inference';
+import type { RedisClient } from '@mesh/config';
+import { PlacementLedgerReader } from '@mesh/placement';
 import { RouteEditValidator, RoutingTableCache, RoutingTableRepository } from '@mesh/routing';
 import { AdminKeyGuard } from '@mesh/telemetry';
 import type { Logger } from 'pino';
 import { RouteSelector } from '../core/route.selector';
 import { RoutingTableModule } from '../core/routing-table.module';
 import type { RouterConfig } from '../router.config';
-import { LOGGER, ROUTER_CONFIG } from '../router.tokens';
+import { LOGGER, REDIS, ROUTER_CONFIG } from '../router.tokens';
 import { AdminController } from './admin.controller';
 import { AdminService } from './admin.service';
 import { RouteEditChecker } from './route-edit.checker';
@@ -19,12 +21,17 @@ type AdminDeps = [
   RouteSelector,
   VersionCatalog,
   KServeBackends,
+  RedisClient,
 ];
 
 function adminService(
-  ...[config, logger, repo, routes, selector, catalog, backends]: AdminDeps
+  ...[config, logger, repo, routes, selector, catalog, backends, redis]: AdminDeps
 ): AdminService {
-  const validator = new RouteEditValidator(config.MODEL_REPOSITORY);
+  // Footprints are checked against the budgets the placer last wrote (none known: no refusal).
+  const ledger = new PlacementLedgerReader(redis, config.REDIS_KEY_PREFIX);
+  const validator = new RouteEditValidator(config.MODEL_REPOSITORY, {
+    largestBudgetMb: () => ledger.largestBudgetMb(),
+  });
   return new AdminService(repo, routes, selector, {
     meshConfigFile: config.MESH_CONFIG,
     actor: config.ADMIN_ACTOR,
@@ -48,6 +55,7 @@ function adminService(
         RouteSelector,
         VersionCatalog,
         KServeBackends,
+        REDIS,
       ],
       useFactory: adminService,
     },

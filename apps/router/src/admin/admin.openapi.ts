@@ -69,6 +69,7 @@ export function describeAdminApi(docs: ApiDocs): void {
       'UNKNOWN_VERSION',
       'VERSION_NOT_SELECTED',
       'MANIFEST_INVALID',
+      'MODEL_TOO_LARGE',
     ],
   });
   docs.operation({

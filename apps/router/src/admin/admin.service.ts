@@ -66,11 +66,19 @@ export class AdminService {
   /**
    * Writes a route after checking its model and versions against the repository: problems
    * refuse it (422, RouteEditRejectedError) unless `force` (pre-staging a version before it is
-   * on disk or loaded); the answer lists what this router cannot route yet and why.
+   * on disk or loaded); the answer lists what this router cannot route yet and why. A version
+   * too large for every backend's budget (422 MODEL_TOO_LARGE) is refused even with `force`:
+   * waiting cannot make it fit, so its weight would only turn into failed cold starts.
    */
   async upsertRoute(route: Route, expectedEpoch?: number, force = false): Promise<RouteEditResult> {
     const checker = this.options.checker;
     const problems = checker ? await checker.problems(route) : [];
+    const tooLarge = problems.filter((p) => p.code === 'MODEL_TOO_LARGE');
+    if (tooLarge.length > 0) {
+      // First, so the answer's code is MODEL_TOO_LARGE; the other problems still listed.
+      const rest = problems.filter((p) => p.code !== 'MODEL_TOO_LARGE');
+      throw new RouteEditRejectedError([...tooLarge, ...rest]);
+    }
     if (problems.length > 0 && !force) throw new RouteEditRejectedError(problems);
     const result = await this.repository.upsertRoute(route, this.opts(expectedEpoch));
     const applied = await this.applied('route.upsert', `${route.tenant}/${route.task}`, result);

@@ -20,7 +20,12 @@ const stickyHeaders = z.object({
 /** The public predict API (`PredictController`). */
 export function describePredictApi(docs: ApiDocs): void {
   const predictRequest = docs.schema('PredictRequest', predictSchema);
-  const routed = ['TASK_NOT_FOUND', 'BACKEND_UNAVAILABLE', 'BACKEND_TIMEOUT'] as const;
+  const routed = [
+    'TASK_NOT_FOUND',
+    'BACKEND_UNAVAILABLE',
+    'MODEL_LOADING',
+    'BACKEND_TIMEOUT',
+  ] as const;
   const admitted = ['RATE_LIMITED', 'TOO_MANY_IN_FLIGHT'] as const;
   docs.operation({
     method: 'post',

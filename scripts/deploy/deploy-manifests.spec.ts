@@ -45,15 +45,12 @@ describe('deploy/k8s overlays', () => {
       expect(crossCheck(objects)).toEqual([]);
     });
 
-    it('runs Triton in explicit mode, non-strict readiness, probed on /v2/health/*', () => {
+    it('runs Triton in explicit mode, starting empty for the placer, non-strict readiness, probed on /v2/health/*', () => {
       const c = mainContainer(triton(objects));
       expect(c.args).toEqual(
-        expect.arrayContaining([
-          '--model-control-mode=explicit',
-          '--strict-readiness=false',
-          '--load-model=*',
-        ]),
+        expect.arrayContaining(['--model-control-mode=explicit', '--strict-readiness=false']),
       );
+      expect(c.args.filter((a: string) => a.startsWith('--load-model'))).toEqual([]);
       expect(c.readinessProbe.httpGet.path).toBe('/v2/health/ready');
       expect(c.livenessProbe.httpGet.path).toBe('/v2/health/live');
       expect(get(objects, 'Service', 'triton').spec.clusterIP).toBe('None');

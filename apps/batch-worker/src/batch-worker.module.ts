@@ -1,6 +1,9 @@
+import { hostname } from 'node:os';
 import { type DynamicModule, Module, type Provider } from '@nestjs/common';
 import { redisEndpointOf, type RedisClient } from '@mesh/config';
+import { LoadedVersionsFeed } from '@mesh/inference';
 import { JobRepository, replicaAckOf } from '@mesh/jobs';
+import { PlacementDemand } from '@mesh/placement';
 import {
   HealthController,
   METRICS_REGISTRY,
@@ -17,15 +20,18 @@ import type { BatchWorkerConfig } from './batch-worker.config';
 import type { ChunkInference, PinnedModel } from './core/chunk-inference';
 import { ChunkProcessor } from './core/chunk.processor';
 import { ChunkRunner } from './core/chunk.runner';
+import { ColdStartRequester } from './core/cold-start.requester';
 import { JobFinalizer } from './core/job-finalizer';
 import { WorkerMetrics } from './core/worker.metrics';
 import { BulkQueueWorkers } from './queue/bulk-queue.workers';
+import { PlacementLoadedListener } from './queue/placement-loaded.listener';
 import { QueueDepthReader } from './queue/queue-depth.reader';
 
 const REDIS = Symbol('REDIS');
 const CHUNKS_REDIS = Symbol('CHUNKS_REDIS');
 const JOBS_REDIS = Symbol('JOBS_REDIS');
 const QUEUE_DEPTH_REDIS = Symbol('QUEUE_DEPTH_REDIS');
+const PLACEMENT_SUBSCRIBER = Symbol('PLACEMENT_SUBSCRIBER');
 
 const CONNECTIONS: RedisConnectionSpec[] = [
   { token: REDIS, role: 'commands', name: 'batch-worker' },
@@ -33,6 +39,7 @@ const CONNECTIONS: RedisConnectionSpec[] = [
   { token: JOBS_REDIS, role: 'bullmq', name: 'worker-jobs' },
   // Opened on the first scrape of the queue-depth gauge.
   { token: QUEUE_DEPTH_REDIS, role: 'bullmq', name: 'worker-queue-depth', lazyConnect: true },
+  { token: PLACEMENT_SUBSCRIBER, role: 'subscriber', name: 'worker-placement' },
 ];
 
 /**
@@ -98,8 +105,33 @@ function queueProviders(
           jobs: countByState(await repository.list({ limit: 1000 })),
         })),
     },
+    {
+      provide: PlacementLoadedListener,
+      inject: [PLACEMENT_SUBSCRIBER],
+      useFactory: (subscriber: RedisClient) =>
+        new PlacementLoadedListener(
+          new LoadedVersionsFeed(subscriber, config.REDIS_KEY_PREFIX),
+          inference,
+          logger,
+        ),
+    },
     bulkQueueWorkers(config, logger, inference),
   ];
+}
+
+/** Cold-start asks of parked chunks, renewed once per version wait while the chunks wait. */
+function coldStartRequester(
+  config: BatchWorkerConfig,
+  logger: Logger,
+  redis: RedisClient,
+): ColdStartRequester {
+  const demand = new PlacementDemand(redis, config.REDIS_KEY_PREFIX);
+  const by = `batch-worker-${hostname()}-${process.pid}`;
+  return new ColdStartRequester(
+    (model, version) => demand.request(model, version, by),
+    config.WORKER_VERSION_WAIT_MS,
+    (fields, message) => logger.warn(fields, message),
+  );
 }
 
 /** The chunk and job workers: one chunk processor and one job finalizer over the repository. */
@@ -110,19 +142,25 @@ function bulkQueueWorkers(
 ): Provider {
   return {
     provide: BulkQueueWorkers,
-    inject: [JobRepository, WorkerMetrics, CHUNKS_REDIS, JOBS_REDIS],
+    inject: [JobRepository, WorkerMetrics, CHUNKS_REDIS, JOBS_REDIS, REDIS],
     useFactory: (
       repository: JobRepository,
       metrics: WorkerMetrics,
       chunks: RedisClient,
       jobs: RedisClient,
+      redis: RedisClient,
     ) => {
       const { WORKER_INFLIGHT_BATCHES: inFlightBatches, WORKER_BATCH_ROWS: batchRows } = config;
       const runner = new ChunkRunner(inference);
-      const processor = new ChunkProcessor(repository, inference, runner, metrics, logger, {
-        inFlightBatches,
-        batchRows,
-      });
+      const processor = new ChunkProcessor(
+        repository,
+        inference,
+        runner,
+        metrics,
+        logger,
+        { inFlightBatches, batchRows },
+        coldStartRequester(config, logger, redis),
+      );
       const finalizer = new JobFinalizer(repository, metrics, logger);
       return new BulkQueueWorkers(config, inference, processor, finalizer, logger, {
         chunks,

@@ -24,6 +24,13 @@ export interface ChunkInference<V extends PinnedModel = PinnedModel> {
   servable(model: string, version: number): V | undefined;
   /** Why (model, version) cannot take traffic from this worker now, or undefined. */
   unroutableReason(model: string, version: number): string | undefined;
+  /**
+   * True when (model, version) is resident on no backend while some backend is up: a cold
+   * start the placer answers. Absent: never (chunks simply wait for the version).
+   */
+  isCold?(model: string, version: number): boolean;
+  /** One discovery round now (after the placer announced a load); absent: none. */
+  refresh?(): Promise<void>;
   infer(
     version: V,
     batch: EncodedBatch,

@@ -11,6 +11,7 @@ import { isRetryable } from '@mesh/errors';
 import type { Logger } from 'pino';
 import type { ChunkInference, PinnedModel } from './chunk-inference';
 import type { ChunkRunner } from './chunk.runner';
+import type { ColdStartRequester } from './cold-start.requester';
 import type { WorkerMetrics } from './worker.metrics';
 
 /** What the processor needs of a BullMQ job (kept small so the core does not depend on bullmq). */
@@ -45,6 +46,8 @@ export class ChunkProcessor<V extends PinnedModel> {
     private readonly metrics: WorkerMetrics,
     private readonly logger: Logger,
     private readonly batching: { inFlightBatches: number; batchRows: number },
+    /** Asks the placer for a pinned version resident nowhere; absent: chunks only wait. */
+    private readonly coldStarts?: Pick<ColdStartRequester, 'ask'>,
   ) {}
 
   async process(job: ChunkJobHandle): Promise<ChunkOutcome> {
@@ -113,10 +116,19 @@ export class ChunkProcessor<V extends PinnedModel> {
     return 'written';
   }
 
-  /** Marks the job waiting_for_version and parks the chunk while its pinned version is unroutable. */
+  /**
+   * Marks the job waiting_for_version and parks the chunk while its pinned version is
+   * unroutable; a version resident on no backend (cold) is asked for from the placer first.
+   */
   private async waitIfUnroutable(jobId: string, version: V): Promise<void> {
-    const reason = this.inference.unroutableReason(version.model, version.version);
-    if (reason === undefined) return;
+    const { model, version: v } = version;
+    const unroutable = this.inference.unroutableReason(model, v);
+    if (unroutable === undefined) return;
+    const cold = this.inference.isCold?.(model, v) === true;
+    if (cold) this.coldStarts?.ask(model, v);
+    const reason = cold
+      ? `${model} v${v} is loading: no backend serves it yet, its load was asked for`
+      : unroutable;
     await this.repository.markWaiting(jobId, reason);
     throw new WaitForVersion(reason);
   }

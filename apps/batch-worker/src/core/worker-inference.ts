@@ -31,6 +31,19 @@ export class WorkerInference implements ChunkInference<ServableVersion> {
     return this.backends.unroutableReason(servable);
   }
 
+  isCold(model: string, version: number): boolean {
+    const servable = this.catalog.servable(model, version);
+    return (
+      servable !== undefined &&
+      this.backends.healthyBackends() > 0 &&
+      !this.backends.isResident(servable)
+    );
+  }
+
+  refresh(): Promise<void> {
+    return this.backends.discover();
+  }
+
   infer(
     version: ServableVersion,
     batch: EncodedBatch,

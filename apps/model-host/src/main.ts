@@ -64,6 +64,18 @@ void bootstrapApp({
   },
 });
 
+/**
+ * glibc's default raises its mmap threshold as large blocks are freed, after which an unloaded
+ * version's weights stay in its heaps and load-time RSS deltas under-measure (README: Memory).
+ */
+function warnOfAllocator(config: ModelHostConfig, logger: Logger): void {
+  if (config.MODEL_HOST_MEMORY_BUDGET_MB === undefined) return;
+  if (process.env.MALLOC_MMAP_THRESHOLD_ !== undefined) return;
+  logger.warn(
+    'MODEL_HOST_MEMORY_BUDGET_MB is set but MALLOC_MMAP_THRESHOLD_ is not: unloaded versions may stay resident in the allocator; set MALLOC_MMAP_THRESHOLD_=131072',
+  );
+}
+
 /** Loads the startup models before any port opens, and builds the listeners around them. */
 async function startModels(config: ModelHostConfig, logger: Logger) {
   const registry = createMetricsRegistry('model-host');
@@ -80,8 +92,10 @@ async function startModels(config: ModelHostConfig, logger: Logger) {
     },
     new HostMetrics(registry),
     logger,
+    { budgetMb: config.MODEL_HOST_MEMORY_BUDGET_MB },
   );
-  const host = new ModelHostService(models);
+  const host = new ModelHostService(models, config.MODEL_HOST_MEMORY_BUDGET_MB);
+  warnOfAllocator(config, logger);
   await models.start(config.loadModels);
   const access = new HostAccessLog(logger, config.MODEL_HOST_ACCESS_LOG_SAMPLE);
   return {

@@ -24,6 +24,26 @@ describe('loadModelHostConfig', () => {
     );
   });
 
+  it('reads the memory budget in MB; unset or empty is unlimited', () => {
+    expect(loadModelHostConfig({}, []).MODEL_HOST_MEMORY_BUDGET_MB).toBeUndefined();
+    expect(
+      loadModelHostConfig({ MODEL_HOST_MEMORY_BUDGET_MB: '' }, []).MODEL_HOST_MEMORY_BUDGET_MB,
+    ).toBeUndefined();
+    expect(
+      loadModelHostConfig({ MODEL_HOST_MEMORY_BUDGET_MB: '1536.5' }, [])
+        .MODEL_HOST_MEMORY_BUDGET_MB,
+    ).toBe(1536.5);
+  });
+
+  it.each(['0', '-1', 'lots', 'Infinity'])(
+    'refuses to boot with a memory budget of %j, naming the variable',
+    (value) => {
+      expect(() => loadModelHostConfig({ MODEL_HOST_MEMORY_BUDGET_MB: value }, [])).toThrow(
+        /MODEL_HOST_MEMORY_BUDGET_MB: must be a (positive |finite )?number/,
+      );
+    },
+  );
+
   it('lets Triton flags override the environment, --load-model repeatable', () => {
     const c = loadModelHostConfig({ MODEL_REPOSITORY: '/env', MODEL_CONTROL_MODE: 'none' }, [
       '--model-repository=/flag',

@@ -54,6 +54,19 @@ const hostEnv = {
    */
   ORT_ALLOW_SPINNING: z.enum(['0', '1', 'false', 'true']).default('1'),
   SHUTDOWN_DRAIN_MS: positiveInt(8000, 600_000),
+  /**
+   * Resident memory (MB) the host lets its loaded versions add up to; a load that would pass it
+   * is refused (RESOURCE_EXHAUSTED). Unset or empty: unlimited. Published to placers in
+   * ServerMetadata's extensions as `memory_budget_mb=<N>`.
+   */
+  MODEL_HOST_MEMORY_BUDGET_MB: z.preprocess(
+    (v) => (typeof v === 'string' && v.trim() === '' ? undefined : v),
+    z.coerce
+      .number({ invalid_type_error: 'must be a number' })
+      .finite('must be a finite number')
+      .positive('must be a positive number of MB')
+      .optional(),
+  ),
   /** Share (0-1) of successful inferences written to the access log; failures always are. */
   MODEL_HOST_ACCESS_LOG_SAMPLE: fraction(1),
   /** TLS of the KServe gRPC port (cert + key; client CA for mutual TLS). */

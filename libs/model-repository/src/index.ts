@@ -50,6 +50,13 @@ export {
   type VersionPolicy,
   type WarmupInput,
 } from './model-config.types';
+export {
+  declaredMemoryMb,
+  estimateMemoryMb,
+  memoryParameterKey,
+  memoryParameterProblems,
+  wholeMb,
+} from './memory-footprint';
 export { ModelRepositoryError, type ModelRepositoryErrorCode } from './model-repository.errors';
 export {
   CONFIG_FILE,

@@ -23,6 +23,8 @@ export class HostMetrics {
   private readonly elements: Counter<'model' | 'version' | 'kind'>;
   private readonly abandonedCount: Counter<'model' | 'version'>;
   private readonly loneCount: Counter<'model' | 'version'>;
+  private readonly usedMb: Gauge;
+  private readonly versionMb: Gauge<'model' | 'version'>;
 
   constructor(readonly registry: Registry) {
     const labelNames = ['model', 'version'] as const;
@@ -82,6 +84,37 @@ export class HostMetrics {
       'mesh_host_lone_executions_total',
       'Executions run on the lone-batch session (every instance idle, nothing queued): lone_batch_threads',
     );
+    // Not Triton metrics: what a placer adds up against the host's memory budget.
+    this.usedMb = new Gauge({
+      name: 'mesh_host_memory_used_mb',
+      help: 'Sum of mesh_host_model_memory_mb over the versions that serve',
+      registers: [registry],
+    });
+    this.versionMb = new Gauge({
+      name: 'mesh_host_model_memory_mb',
+      help: 'Footprint a serving version counts for: max(declared memory_mb_v<N>, RSS measured at load)',
+      labelNames,
+      registers: [registry],
+    });
+  }
+
+  /** Registered only with a budget: a gauge at 0 would read as "no room" rather than unlimited. */
+  memoryBudget(mb: number): void {
+    new Gauge({
+      name: 'mesh_host_memory_budget_mb',
+      help: 'MODEL_HOST_MEMORY_BUDGET_MB: resident MB the loaded versions may add up to',
+      registers: [this.registry],
+    }).set(mb);
+  }
+
+  /** A version's footprint while it serves; `undefined` removes it (unloaded or retired). */
+  versionMemory(l: Labels, mb: number | undefined): void {
+    if (mb === undefined) this.versionMb.remove(l);
+    else this.versionMb.set(l, mb);
+  }
+
+  memoryUsed(mb: number): void {
+    this.usedMb.set(mb);
   }
 
   pendingChanged(l: Labels, delta: number): void {

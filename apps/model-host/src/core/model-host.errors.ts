@@ -70,3 +70,10 @@ export function toHostError(err: unknown): HostError {
   }
   return new HostError('INTERNAL', err instanceof Error ? err.message : String(err));
 }
+
+/** A load would push the resident versions' footprints over MODEL_HOST_MEMORY_BUDGET_MB. */
+export class MemoryBudgetExceededError extends HostError {
+  constructor(message: string) {
+    super('RESOURCE_EXHAUSTED', message);
+  }
+}

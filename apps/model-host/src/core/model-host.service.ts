@@ -1,5 +1,6 @@
-import type { ModelConfig } from '@mesh/model-repository';
+import { memoryParameterKey, type ModelConfig } from '@mesh/model-repository';
 import type { ModelIndexEntry, ModelManagerService } from '../repository/model-manager.service';
+import type { ModelVersionRuntime } from './model-version.runtime';
 import type { BatchDurations, Duration } from './inference-statistics';
 import type { InferRequest, InferResponse } from './inference.types';
 import type { LoadOptions } from './load-options';
@@ -49,6 +50,39 @@ export const SERVER_EXTENSIONS = [
   'statistics',
 ];
 
+/** Server metadata as both transports answer it. */
+export interface ServerMetadata {
+  name: string;
+  version: string;
+  extensions: string[];
+}
+
+/**
+ * The extensions list with the host's memory budget, when it has one, as one more entry
+ * `memory_budget_mb=<N>`: Triton's ServerMetadata has no capacity field, and a placer that
+ * speaks only the KServe protocol reads the budget here (Triton itself lists no such entry, so
+ * a placer treats its absence as "unknown").
+ */
+export function serverExtensions(memoryBudgetMb: number | undefined): string[] {
+  return memoryBudgetMb === undefined
+    ? [...SERVER_EXTENSIONS]
+    : [...SERVER_EXTENSIONS, `memory_budget_mb=${memoryBudgetMb}`];
+}
+
+/**
+ * The config with `memory_mb_v<N>` of each serving version set to the footprint it counts for,
+ * max(declared, measured at load): what a placer reading ModelConfig adds up per version.
+ */
+function withFootprints(config: ModelConfig, runtimes: readonly ModelVersionRuntime[]) {
+  const measured = runtimes.filter((rt) => rt.spec.memoryMb !== undefined);
+  if (measured.length === 0) return config;
+  const parameters = { ...config.parameters };
+  for (const rt of measured) {
+    parameters[memoryParameterKey(rt.spec.version)] = { stringValue: String(rt.spec.memoryMb) };
+  }
+  return { ...config, parameters };
+}
+
 /**
  * What both transports call: one method per KServe operation, domain types in and out.
  * gRPC and HTTP controllers only translate wire shapes to these calls.
@@ -56,7 +90,22 @@ export const SERVER_EXTENSIONS = [
 export class ModelHostService {
   private live = true;
 
-  constructor(private readonly models: ModelManagerService) {}
+  private readonly metadataAnswer: ServerMetadata;
+
+  constructor(
+    private readonly models: ModelManagerService,
+    memoryBudgetMb?: number,
+  ) {
+    this.metadataAnswer = {
+      name: SERVER_NAME,
+      version: SERVER_VERSION,
+      extensions: serverExtensions(memoryBudgetMb),
+    };
+  }
+
+  serverMetadata(): ServerMetadata {
+    return this.metadataAnswer;
+  }
 
   isLive(): boolean {
     return this.live;
@@ -127,7 +176,10 @@ export class ModelHostService {
   config(name: string, version: string): ModelConfig {
     // A version that is not served has no config to answer with.
     const runtimes = version !== '' ? [this.models.runtime(name, version)] : undefined;
-    const config = this.models.configOf(name);
+    const config = withFootprints(
+      this.models.configOf(name),
+      runtimes ?? this.models.runtimes(name),
+    );
     if (config.instanceGroup.some((g) => !g.countUnset)) return config;
     // As Triton completes a config, report the instances chosen without one: routers size
     // their calls in flight by it.

@@ -22,6 +22,10 @@ export interface ModelVersionSpec {
   inputBounds?: InputBounds;
   /** Session instances it runs: the instance_group count, or the host's choice without one. */
   instances?: number;
+  /** Resident MB its sessions added when built (RSS delta; whole MB, at least 1). */
+  measuredMemoryMb?: number;
+  /** MB it counts for against the memory budget: max(declared memory_mb_v<N>, measured). */
+  memoryMb?: number;
 }
 
 /** Rows of a table that a client-supplied input indexes, and how messages name that table. */

@@ -6,6 +6,7 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import * as ort from 'onnxruntime-node';
 import type {
+  HostMessage,
   RunMessage,
   SessionOptionsData,
   ValueInfo,
@@ -125,7 +126,14 @@ async function main(port: Port): Promise<void> {
     port.postMessage({ kind: 'init-failed', message } satisfies WorkerReply);
     return;
   }
-  port.on('message', (msg: RunMessage) => void run(session, msg, port));
+  port.on('message', (msg: HostMessage) => {
+    if (msg.kind === 'run') {
+      void run(session, msg, port);
+      return;
+    }
+    // Nothing else keeps the thread alive once the port is closed: it exits on its own.
+    void session.release().finally(() => port.close());
+  });
   port.postMessage({
     kind: 'ready',
     inputs: valueInfo(session.inputMetadata),

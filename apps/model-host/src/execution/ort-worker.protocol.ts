@@ -50,6 +50,17 @@ export interface RunMessage {
   outputs: string[];
 }
 
+/**
+ * Ends the worker: it releases its session (ORT's weights, arena and intra-op threads) on its
+ * own thread, then lets the thread exit. Terminating the thread instead leaves that to V8's
+ * teardown, which is not guaranteed to run the session's finalizer.
+ */
+export interface CloseMessage {
+  kind: 'close';
+}
+
+export type HostMessage = RunMessage | CloseMessage;
+
 export type WorkerReply =
   | { kind: 'ready'; inputs: ValueInfo[]; outputs: ValueInfo[] }
   | { kind: 'init-failed'; message: string }

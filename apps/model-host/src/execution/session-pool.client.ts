@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import type {
+  CloseMessage,
   RunMessage,
   SessionOptionsData,
   ValueInfo,
@@ -71,6 +72,27 @@ export function loneSessionOptions(
  * instances idle runs on one of them, and the lone session is tried again once the rest is over.
  */
 export const LONE_REST_MS = 1000;
+
+/** How long a closing worker may take to release its session before it is terminated. */
+export const CLOSE_GRACE_MS = 5000;
+
+/** Asks a worker to release its session and exit; resolves once the thread is gone. */
+function closeWorker(worker: Worker): Promise<void> {
+  return new Promise<void>((resolve) => {
+    const timer = setTimeout(() => void worker.terminate(), CLOSE_GRACE_MS);
+    worker.once('exit', () => {
+      clearTimeout(timer);
+      resolve();
+    });
+    // A worker that already exited (or never started) has nothing to release.
+    if (worker.threadId < 0) {
+      clearTimeout(timer);
+      resolve();
+      return;
+    }
+    worker.postMessage({ kind: 'close' } satisfies CloseMessage);
+  });
+}
 
 /** Options of a pool beyond its sessions; `now` (ms) is injected by tests. */
 export interface SessionPoolOptions {
@@ -187,10 +209,14 @@ export class SessionPoolClient {
     });
   }
 
+  /**
+   * Ends every session: each worker releases its session and exits (see CloseMessage); one that
+   * has not exited within CLOSE_GRACE_MS (stuck in a run) is terminated.
+   */
   async close(): Promise<void> {
     this.closed = true;
     const all = this.lone ? [...this.instances, this.lone] : this.instances;
-    await Promise.all(all.map((i) => i.worker.terminate()));
+    await Promise.all(all.map((i) => closeWorker(i.worker)));
   }
 
   private spawn(lone: boolean): Promise<void> {

@@ -22,12 +22,7 @@ import {
 import { requestIdOf, type HostAccessLog, type HostCall } from '../core/host-access.log';
 import type { InferResponse } from '../core/inference.types';
 import { toHostError } from '../core/model-host.errors';
-import {
-  SERVER_EXTENSIONS,
-  SERVER_NAME,
-  SERVER_VERSION,
-  type ModelHostService,
-} from '../core/model-host.service';
+import type { ModelHostService } from '../core/model-host.service';
 import { fromInferMessage, toInferMessage } from './infer-message.mapper';
 import { statsToProto } from './statistics.mapper';
 
@@ -109,11 +104,7 @@ export class InferenceServicer {
       ModelReady: unary((r: ModelReadyRequest) => ({
         ready: h.isModelReady(r.name, r.version ?? ''),
       })),
-      ServerMetadata: unary(() => ({
-        name: SERVER_NAME,
-        version: SERVER_VERSION,
-        extensions: SERVER_EXTENSIONS,
-      })),
+      ServerMetadata: unary(() => h.serverMetadata()),
       ModelMetadata: unary((r: ModelMetadataRequest) => h.metadata(r.name, r.version ?? '')),
       ModelInfer: unary(async (r: ModelInferRequest, md, call) => {
         const gone = callerGone(call);

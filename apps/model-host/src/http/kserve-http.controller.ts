@@ -8,12 +8,7 @@ import {
   type LoadParameterValue,
 } from '../core/load-options';
 import { InvalidInferenceError } from '../core/model-host.errors';
-import {
-  SERVER_EXTENSIONS,
-  SERVER_NAME,
-  SERVER_VERSION,
-  ModelHostService,
-} from '../core/model-host.service';
+import { ModelHostService, type ServerMetadata } from '../core/model-host.service';
 import { rawBinaryInput } from '../core/raw-binary.request';
 import { statsToProto } from '../grpc/statistics.mapper';
 import {
@@ -76,8 +71,8 @@ export class KserveHttpController {
   }
 
   @Get()
-  serverMetadata(): { name: string; version: string; extensions: string[] } {
-    return { name: SERVER_NAME, version: SERVER_VERSION, extensions: SERVER_EXTENSIONS };
+  serverMetadata(): ServerMetadata {
+    return this.host.serverMetadata();
   }
 
   @Get('models/stats')

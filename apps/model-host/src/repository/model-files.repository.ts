@@ -1,4 +1,4 @@
-import { readFile, stat } from 'node:fs/promises';
+import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import {
   ModelRepositoryReader,
@@ -9,7 +9,7 @@ import {
 } from '@mesh/model-repository';
 import { InvalidInferenceError } from '../core/model-host.errors';
 import { applyConfigOverride } from './config-override';
-import { readOnnxGraphWiring, type OnnxGraphWiring } from './onnx-graph.reader';
+import { readOnnxGraphWiringFile, type OnnxGraphWiring } from './onnx-graph.reader';
 
 /** The files of one model in the repository, as read at load time. */
 export interface ModelFiles {
@@ -74,6 +74,11 @@ export class ModelFilesRepository {
     return `${s.size}:${s.mtimeMs}`;
   }
 
+  /** Bytes of a model file, for the memory estimate of a version nobody measured. */
+  async fileSize(path: string): Promise<number> {
+    return (await stat(path)).size;
+  }
+
   modelFile(files: ModelFiles, version: number): string {
     return join(files.dir, String(version), files.config.defaultModelFilename || 'model.onnx');
   }
@@ -94,11 +99,7 @@ export class ModelFilesRepository {
    * The graph's wiring and initializer dims, or undefined when the file is not a ModelProto this
    * reader understands (ORT reports the real problem when it opens the file).
    */
-  async graphWiring(path: string): Promise<OnnxGraphWiring | undefined> {
-    try {
-      return readOnnxGraphWiring(await readFile(path));
-    } catch {
-      return undefined;
-    }
+  graphWiring(path: string): Promise<OnnxGraphWiring | undefined> {
+    return readOnnxGraphWiringFile(path);
   }
 }

@@ -7,13 +7,11 @@ import {
   InvalidInferenceError,
 } from '../core/model-host.errors';
 import type { ModelVersionRuntime } from '../core/model-version.runtime';
+import { BuildMemoryMeter } from './build-memory.meter';
+import { MemoryBudgetService } from './memory-budget.service';
 import type { ModelFiles, ModelFilesRepository } from './model-files.repository';
-import {
-  loadModelVersion,
-  ModelLoadError,
-  checkPlatform,
-  type SessionDefaults,
-} from './model-version.loader';
+import { loadModelVersion } from './model-version.builder';
+import { ModelLoadError, checkPlatform, type SessionDefaults } from './model-version.loader';
 
 export type ModelState = 'READY' | 'LOADING' | 'UNLOADING' | 'UNAVAILABLE';
 
@@ -45,11 +43,23 @@ const errorText = (err: unknown): string => (err instanceof Error ? err.message 
 const buildConfigKey = (config: ModelConfig): string =>
   JSON.stringify(modelConfigToProtoJson({ ...config, versionPolicy: undefined }));
 
-interface BuildResult {
-  fresh: Map<string, ModelVersionRuntime>;
-  failed: Map<string, string>;
+interface BuildPlan {
   /** The build key of every selected version. */
   keys: Map<string, string>;
+  /** Selected versions not already serving from the same file and build config. */
+  toBuild: number[];
+}
+
+interface BuildResult extends BuildPlan {
+  fresh: Map<string, ModelVersionRuntime>;
+  failed: Map<string, string>;
+}
+
+/** Memory options of the host: the budget (undefined = unlimited) and the build meter. */
+export interface HostMemoryOptions {
+  budgetMb?: number;
+  /** One per process: builds it measures run one after another. */
+  meter?: BuildMemoryMeter;
 }
 
 /**
@@ -60,6 +70,8 @@ export class ModelManagerService {
   private readonly models = new Map<string, ModelEntry>();
   private readonly locks = new Map<string, Promise<void>>();
   private started = false;
+  private readonly meter: BuildMemoryMeter;
+  readonly memory: MemoryBudgetService;
 
   constructor(
     private readonly repo: ModelFilesRepository,
@@ -67,7 +79,17 @@ export class ModelManagerService {
     private readonly defaults: SessionDefaults,
     private readonly metrics: HostMetrics,
     private readonly logger: Logger,
-  ) {}
+    memory: HostMemoryOptions = {},
+  ) {
+    this.meter = memory.meter ?? new BuildMemoryMeter();
+    this.memory = new MemoryBudgetService(
+      memory.budgetMb,
+      defaults.cores,
+      metrics,
+      () => this.runtimes(),
+      (path) => repo.fileSize(path),
+    );
+  }
 
   /** Loads the startup set: everything in `none` mode, `--load-model` names in `explicit`. */
   async start(loadModels: string[]): Promise<void> {
@@ -185,6 +207,10 @@ export class ModelManagerService {
       const runtimes = [...m.serving.entries()];
       m.serving.clear();
       m.builtFrom.clear();
+      this.memory.servingChanged(
+        [],
+        runtimes.map(([, rt]) => rt),
+      );
       m.state = 'UNLOADING';
       await Promise.all(runtimes.map(([, rt]) => rt.drain()));
       for (const [v] of runtimes) m.unavailable.set(v, 'unloaded');
@@ -218,8 +244,15 @@ export class ModelManagerService {
     this.models.set(name, entry);
     if (entry.serving.size === 0) entry.state = 'LOADING';
     const files = await this.readFiles(name, entry, override);
-    const built = await this.buildVersions(files, entry);
-    this.swapIn(entry, files, built);
+    const plan = await this.planBuilds(files, entry);
+    const release = await this.admit(name, files, entry, plan);
+    let built: BuildResult;
+    try {
+      built = await this.buildVersions(files, plan);
+      this.swapIn(entry, files, built);
+    } finally {
+      release();
+    }
     const { fresh, failed } = built;
     if (failed.size > 0) {
       const detail = [...failed].map(([v, r]) => `version ${v}: ${r}`).join('; ');
@@ -249,10 +282,10 @@ export class ModelManagerService {
   }
 
   /**
-   * Builds the selected versions that are not already serving from the same model file and
-   * build config; those keep their warm sessions.
+   * Which selected versions to build: those not already serving from the same model file and
+   * build config (those keep their warm sessions).
    */
-  private async buildVersions(files: ModelFiles, entry: ModelEntry): Promise<BuildResult> {
+  private async planBuilds(files: ModelFiles, entry: ModelEntry): Promise<BuildPlan> {
     const configKey = buildConfigKey(files.config);
     const keys = new Map<string, string>();
     const toBuild: number[] = [];
@@ -263,14 +296,53 @@ export class ModelManagerService {
       const unchanged = entry.serving.has(String(v)) && entry.builtFrom.get(String(v)) === key;
       if (!unchanged) toBuild.push(v);
     }
+    return { keys, toBuild };
+  }
+
+  /**
+   * The memory budget's say on the load, before any session starts: a refusal leaves the
+   * versions already serving as they were. What the load rebuilds or retires counts as freed.
+   */
+  private async admit(
+    name: string,
+    files: ModelFiles,
+    entry: ModelEntry,
+    plan: BuildPlan,
+  ): Promise<() => void> {
+    const freed = [...entry.serving.entries()]
+      .filter(([v]) => plan.toBuild.includes(Number(v)) || !plan.keys.has(v))
+      .map(([, rt]) => rt);
+    try {
+      return await this.memory.admit({
+        files,
+        toBuild: plan.toBuild.map((version) => ({
+          version,
+          path: this.repo.modelFile(files, version),
+        })),
+        freed,
+      });
+    } catch (err: unknown) {
+      this.failModel(entry, errorText(err));
+      this.logger.warn({ model: name, err: errorText(err) }, 'load refused by the memory budget');
+      throw err;
+    }
+  }
+
+  /** Builds the planned versions, in parallel up to the host-wide measured part. */
+  private async buildVersions(files: ModelFiles, plan: BuildPlan): Promise<BuildResult> {
+    const { toBuild } = plan;
     const built = await Promise.allSettled(
       toBuild.map((v) =>
-        loadModelVersion(this.repo, files, v, this.defaults, this.metrics, (split) =>
-          this.logger.info(
-            { event: 'instance-split', ...split },
-            `model '${split.model}' version ${split.version}: ${split.instances} instances × ${split.intraOpThreads} intra-op threads (${split.reason})`,
-          ),
-        ),
+        loadModelVersion(this.repo, files, v, {
+          defaults: this.defaults,
+          metrics: this.metrics,
+          meter: this.meter,
+          onSplit: (split) =>
+            this.logger.info(
+              { event: 'instance-split', ...split },
+              `model '${split.model}' version ${split.version}: ${split.instances} instances × ${split.intraOpThreads} intra-op threads (${split.reason})`,
+            ),
+        }),
       ),
     );
     const fresh = new Map<string, ModelVersionRuntime>();
@@ -280,7 +352,7 @@ export class ModelManagerService {
       if (r.status === 'fulfilled') fresh.set(v, r.value);
       else failed.set(v, errorText(r.reason));
     });
-    return { fresh, failed, keys };
+    return { ...plan, fresh, failed };
   }
 
   /**
@@ -303,6 +375,10 @@ export class ModelManagerService {
       entry.unavailable.delete(v);
     }
     for (const [v, reason] of failed) entry.unavailable.set(v, reason);
+    this.memory.servingChanged(
+      [...fresh.values()],
+      retired.map(([, rt]) => rt),
+    );
     const ok = fresh.size > 0 || (failed.size === 0 && entry.serving.size > 0);
     if (ok || !entry.config) entry.config = files.config;
     entry.state = entry.serving.size > 0 ? 'READY' : 'UNAVAILABLE';

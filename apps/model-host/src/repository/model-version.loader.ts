@@ -1,22 +1,17 @@
 import { ELEMENT_BYTES, configTypeToDatatype } from '@mesh/kserve';
 import type { ModelConfig } from '@mesh/model-repository';
 import { assembleBatch } from '../batching/batch-assembler';
-import type { HostMetrics } from '../core/host.metrics';
 import { HostError } from '../core/model-host.errors';
 import type { HostTensor } from '../core/inference.types';
-import { ModelVersionRuntime } from '../core/model-version.runtime';
 import type { ModelVersionSpec, TensorSpec } from '../core/model-spec';
 import { ORT_TYPE_OF, type SessionOptionsData } from '../execution/ort-worker.protocol';
 import { SessionPoolClient } from '../execution/session-pool.client';
-import { batchingPolicyOf } from './batching-policy';
-import { findInputBounds } from './input-bounds.finder';
 import {
   chooseInstanceSplit,
   configuredInstances,
   splitForThreads,
   type InstanceSplit,
 } from './instance-split';
-import type { ModelFiles, ModelFilesRepository } from './model-files.repository';
 import { checkModelSignature } from './model-signature.check';
 
 export const SUPPORTED_PLATFORM = 'onnxruntime_onnx';
@@ -67,7 +62,7 @@ export class ModelLoadError extends HostError {
 
 const LEVELS = ['disabled', 'basic', 'extended', 'all'] as const;
 
-function tensorSpecs(config: ModelConfig, which: 'input' | 'output'): TensorSpec[] {
+export function tensorSpecs(config: ModelConfig, which: 'input' | 'output'): TensorSpec[] {
   return config[which].map((t) => {
     const datatype = configTypeToDatatype(t.dataType);
     if (!datatype || datatype === 'BYTES') {
@@ -101,7 +96,7 @@ function explicitIntraOpThreads(config: ModelConfig, d: SessionDefaults): number
   return intParameter(config, 'intra_op_thread_count') || d.intraOpThreads;
 }
 
-function sessionOptions(
+export function sessionOptions(
   config: ModelConfig,
   path: string,
   d: SessionDefaults,
@@ -133,7 +128,7 @@ function sessionOptions(
 }
 
 /** `lone_batch_threads` (0 turns the lone-batch session off), else the environment or the default. */
-function loneBatchThreads(
+export function loneBatchThreads(
   config: ModelConfig,
   d: SessionDefaults,
   instances: number,
@@ -147,7 +142,7 @@ function loneBatchThreads(
 }
 
 /** A zero-filled request of batch 1 (variable dims set to 8) to warm the sessions. */
-function warmupInputs(spec: ModelVersionSpec): HostTensor[] {
+export function warmupInputs(spec: ModelVersionSpec): HostTensor[] {
   return spec.inputs.map((t) => {
     const shape = [...(spec.maxBatchSize > 0 ? [1] : []), ...t.dims.map((d) => (d < 0 ? 8 : d))];
     const bytes = shape.reduce((a, b) => a * b, 1) * ELEMENT_BYTES[t.datatype];
@@ -223,71 +218,4 @@ export async function decideSplit(
   if (d.cores <= 1) return chooseInstanceSplit(d.cores, 0);
   const probeOptions = sessionOptions(config, path, d, 1);
   return chooseInstanceSplit(d.cores, await measureBatch1Ms(config, spec, probeOptions));
-}
-
-/** Told how a version without an instance count was split (one info line per version). */
-export type SplitObserver = (split: InstanceSplit & { model: string; version: string }) => void;
-
-/**
- * Builds one version completely — hash check, sessions, signature check, warm-up — before it
- * is handed out. On any failure the sessions started so far are closed again.
- */
-export async function loadModelVersion(
-  repo: ModelFilesRepository,
-  files: ModelFiles,
-  version: number,
-  defaults: SessionDefaults,
-  metrics: HostMetrics,
-  onSplit: SplitObserver = () => undefined,
-): Promise<ModelVersionRuntime> {
-  const { config } = files;
-  checkPlatform(config);
-  const path = repo.modelFile(files, version);
-  if (!(await repo.isFile(path))) throw new ModelLoadError(`model file ${path} does not exist`);
-  const pinned = config.parameters[`model_sha256_v${version}`]?.stringValue;
-  if (pinned) {
-    const actual = await repo.sha256(path);
-    if (actual !== pinned.toLowerCase()) {
-      throw new ModelLoadError(
-        `sha256 of ${path} is ${actual}, but config.pbtxt pins model_sha256_v${version} = ${pinned}`,
-      );
-    }
-  }
-  const wiring = await repo.graphWiring(path);
-  const inputBounds = wiring && findInputBounds(wiring);
-  const spec: ModelVersionSpec = {
-    ...(inputBounds ? { inputBounds } : {}),
-    model: files.name,
-    version: String(version),
-    maxBatchSize: config.maxBatchSize,
-    inputs: tensorSpecs(config, 'input'),
-    outputs: tensorSpecs(config, 'output'),
-    batching: batchingPolicyOf(config),
-    labels: files.labels,
-  };
-  const split = await decideSplit(config, spec, path, defaults);
-  if (split.reason !== undefined) onSplit({ ...split, model: spec.model, version: spec.version });
-  const count = split.instances;
-  spec.instances = count;
-  const options = sessionOptions(config, path, defaults, split.intraOpThreads);
-  const pool = await SessionPoolClient.start(
-    count,
-    options,
-    loneBatchThreads(config, defaults, count, options.intraOpThreads),
-  ).catch((err: unknown) => {
-    throw new ModelLoadError(`cannot create an ORT session for ${path}: ${(err as Error).message}`);
-  });
-  const problems = checkModelSignature(config, pool.inputs, pool.outputs);
-  if (problems.length > 0) {
-    await pool.close();
-    throw new ModelLoadError(problems.join('; '));
-  }
-  const runtime = new ModelVersionRuntime(spec, pool, metrics);
-  try {
-    await runtime.warmUp(warmupInputs(spec));
-  } catch (err: unknown) {
-    await pool.close();
-    throw new ModelLoadError(`warm-up failed: ${(err as Error).message}`);
-  }
-  return runtime;
 }

@@ -1,3 +1,4 @@
+import { readFile } from 'node:fs/promises';
 import { Root, type Type } from 'protobufjs';
 
 /** One node of an ONNX graph: its operator, wiring and integer attributes (e.g. Gather's axis). */
@@ -123,4 +124,16 @@ export function readOnnxGraphWiring(bytes: Uint8Array): OnnxGraphWiring {
       ),
     })),
   };
+}
+
+/**
+ * The wiring of the model file at `path`, or undefined when it is not a ModelProto this reader
+ * understands (ORT reports the real problem when it opens the file).
+ */
+export async function readOnnxGraphWiringFile(path: string): Promise<OnnxGraphWiring | undefined> {
+  try {
+    return readOnnxGraphWiring(await readFile(path));
+  } catch {
+    return undefined;
+  }
 }

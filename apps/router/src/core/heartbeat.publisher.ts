@@ -53,6 +53,9 @@ export class HeartbeatPublisher {
   snapshot(): RouterHeartbeat {
     const routable: RouterHeartbeat['routable'] = [];
     const unroutable: RouterHeartbeat['unroutable'] = this.catalog.allProblems();
+    // Routable means READY and verified now. A version resident nowhere (cold) stays out of
+    // `routable` even though requests for it wait for its load: a rollout loads its version
+    // before asking whether every router can route it, and must not pass on unchecked bytes.
     for (const v of this.catalog.all()) {
       const reason = this.backends.unroutableReason(v);
       if (reason === undefined) routable.push({ model: v.model, version: v.version });

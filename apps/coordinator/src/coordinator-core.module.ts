@@ -26,6 +26,7 @@ import {
   KSERVE_CLIENTS,
   REDIS_CLIENT,
 } from './coordinator.tokens';
+import { KServeBackendFleet } from './fleet/kserve-backend.fleet';
 import { RedisDesiredVersions } from './fleet/redis.desired-versions';
 import { RepositoryModelCatalog } from './fleet/repository-model.catalog';
 import { RoutingRouteStore } from './fleet/routing.route-store';
@@ -79,7 +80,7 @@ const STORES: Provider[] = [
 
 /**
  * What every coordinator module shares: config, logger, clock, the admin key, the KServe
- * channels and the Redis-backed stores. Global, so feature modules inject without re-importing.
+ * channels and the backend fleet over them, and the Redis-backed stores. Global, so feature modules inject without re-importing.
  */
 @Module({})
 export class CoordinatorCoreModule {
@@ -95,6 +96,17 @@ export class CoordinatorCoreModule {
       {
         provide: RepositoryModelCatalog,
         useValue: new RepositoryModelCatalog(config.MODEL_REPOSITORY),
+      },
+      {
+        provide: KServeBackendFleet,
+        inject: [KSERVE_CLIENTS, RepositoryModelCatalog],
+        useFactory: (clients: KServeClient[], catalog: RepositoryModelCatalog) =>
+          new KServeBackendFleet(
+            clients,
+            catalog,
+            config.KSERVE_PROBE_DEADLINE_MS,
+            config.COORDINATOR_LOAD_DEADLINE_MS,
+          ),
       },
     ];
     const providers = [...shared, ...STORES];

@@ -11,6 +11,20 @@ import {
 import { jobsEnv } from '@mesh/jobs';
 import { kserveClientEnv, kserveClientIssues } from '@mesh/kserve';
 import { z } from 'zod';
+import { parseBackendBudgets, type BackendBudgets } from './placement/backend-budgets';
+
+/** `KSERVE_BACKEND_BUDGETS_MB`, parsed; a bad entry is named in the boot error. */
+const backendBudgets = z
+  .string()
+  .default('')
+  .transform((raw, ctx): BackendBudgets => {
+    const parsed = parseBackendBudgets(raw);
+    if ('problem' in parsed) {
+      ctx.addIssue({ code: z.ZodIssueCode.custom, message: parsed.problem });
+      return z.NEVER;
+    }
+    return parsed;
+  });
 
 const coordinatorEnv = {
   ...commonEnv,
@@ -38,6 +52,17 @@ const coordinatorEnv = {
   COORDINATOR_RECONCILE_MS: positiveInt(5_000),
   /** Deadline of a repository load (a model load can take a while on Triton). */
   COORDINATOR_LOAD_DEADLINE_MS: positiveInt(120_000),
+  /** A copy the placer loaded stays at least this long (no scale-down, eviction or retire). */
+  PLACEMENT_MIN_RESIDENCY_MS: positiveInt(60_000),
+  /** Requests per second one copy of a version should carry; more earn more copies. */
+  PLACEMENT_RATE_PER_COPY: z.coerce
+    .number({ invalid_type_error: 'must be a number' })
+    .positive('must be above 0')
+    .default(50),
+  /** Window over which the placer measures each version's request rate. */
+  PLACEMENT_RATE_WINDOW_MS: positiveInt(30_000),
+  /** Memory budgets of backends without an advertised one (config wins): `addr=MB,...` or MB. */
+  KSERVE_BACKEND_BUDGETS_MB: backendBudgets,
   /** The dashboard lists jobs over the same retention as the router and workers. */
   JOBS_RETENTION_SECONDS: jobsEnv.JOBS_RETENTION_SECONDS,
 };
@@ -48,6 +73,7 @@ export function loadCoordinatorConfig(env: NodeJS.ProcessEnv = process.env) {
   const config = loadConfig('coordinator', coordinatorEnv, env, (c) => [
     ...redisIssues(c),
     ...kserveClientIssues(c),
+    ...budgetIssues(c.KSERVE_BACKEND_BUDGETS_MB, c.KSERVE_ENDPOINTS),
   ]);
   // A lease renewed less than twice per lifetime would lapse under a slow tick.
   if (config.COORDINATOR_LEASE_MS < 2 * config.COORDINATOR_TICK_MS) {
@@ -59,4 +85,14 @@ export function loadCoordinatorConfig(env: NodeJS.ProcessEnv = process.env) {
     ]);
   }
   return config;
+}
+
+/** A budget for an address KSERVE_ENDPOINTS does not list is a typo, not a backend. */
+function budgetIssues(budgets: BackendBudgets, endpoints: readonly string[]) {
+  return [...budgets.byAddress.keys()]
+    .filter((address) => !endpoints.includes(address))
+    .map((address) => ({
+      variable: 'KSERVE_BACKEND_BUDGETS_MB',
+      reason: `names '${address}', which KSERVE_ENDPOINTS does not list (${endpoints.join(', ')})`,
+    }));
 }

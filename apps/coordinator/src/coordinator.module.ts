@@ -19,6 +19,7 @@ import {
   COORDINATOR_CONFIG,
   HEALTH_REDIS,
   KSERVE_CLIENTS,
+  PLACEMENT_SUBSCRIBER,
   REDIS_CLIENT,
 } from './coordinator.tokens';
 import { DashboardModule, type DashboardDeps } from './dashboard/dashboard.module';
@@ -51,6 +52,8 @@ export class CoordinatorModule {
               commandTimeoutMs: STORE_COMMAND_TIMEOUT_MS,
             },
             { token: HEALTH_REDIS, role: 'commands', name: 'coordinator-health' },
+            // Demand announcements wake the leader's placer between reconciles.
+            { token: PLACEMENT_SUBSCRIBER, role: 'subscriber', name: 'coordinator-placement' },
           ],
         }),
         CoordinatorCoreModule.register(config, logger, registry),

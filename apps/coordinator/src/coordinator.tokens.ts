@@ -6,3 +6,4 @@ export const COORDINATOR_CONFIG = Symbol('COORDINATOR_CONFIG');
 export const CLOCK = Symbol('CLOCK');
 export const KSERVE_CLIENTS = Symbol('KSERVE_CLIENTS');
 export const ROLLOUT_PORTS = Symbol('ROLLOUT_PORTS');
+export const PLACEMENT_SUBSCRIBER = Symbol('PLACEMENT_SUBSCRIBER');

@@ -1,6 +1,19 @@
 import { BackendError, type KServeClient } from '@mesh/kserve';
+import { budgetFromExtensions, memoryParamName, parseMemoryMb } from '@mesh/placement';
 import type { BackendFleet, BackendReadiness } from '../rollout/rollout.ports';
 import type { RepositoryModelCatalog } from './repository-model.catalog';
+
+/** One backend as a placement pass finds it. */
+export interface BackendSurvey {
+  address: string;
+  /** False when its readiness, metadata or repository index failed (dead for the pass). */
+  alive: boolean;
+  problem?: string;
+  /** `memory_budget_mb=<N>` from its ServerMetadata extensions. */
+  advertisedBudgetMb?: number;
+  /** READY versions of every model in its repository index. */
+  ready: { model: string; version: number }[];
+}
 
 /**
  * Every KServe backend (embedded host or Triton), driven through Triton's repository API.
@@ -19,8 +32,39 @@ export class KServeBackendFleet implements BackendFleet {
     return this.clients.map((c) => c.address);
   }
 
-  async readiness(model: string, version: number): Promise<BackendReadiness[]> {
-    return Promise.all(this.clients.map((c) => this.readyOn(c, model, version)));
+  async readiness(
+    model: string,
+    version: number,
+    addresses?: readonly string[],
+  ): Promise<BackendReadiness[]> {
+    const targets = this.clients.filter((c) => !addresses || addresses.includes(c.address));
+    return Promise.all(targets.map((c) => this.readyOn(c, model, version)));
+  }
+
+  /** Unloads every version of `model` from one backend (Triton's RepositoryModelUnload). */
+  async unload(model: string, address: string): Promise<void> {
+    const client = this.clients.find((c) => c.address === address);
+    if (!client) throw new Error(`no backend ${address}`);
+    await client.repositoryModelUnload({ model_name: model }, { deadlineMs: this.loadDeadlineMs });
+  }
+
+  /** Each backend's readiness, advertised budget and READY versions, all asked at once. */
+  async survey(): Promise<BackendSurvey[]> {
+    return Promise.all(this.clients.map((c) => this.surveyOne(c)));
+  }
+
+  /** The footprint a backend reports for a loaded version (`memory_mb_v<N>`), if any. */
+  async reportedMb(model: string, version: number, address: string): Promise<number | undefined> {
+    const client = this.clients.find((c) => c.address === address);
+    if (!client) return undefined;
+    try {
+      const { config } = await client.modelConfig(model, String(version), {
+        deadlineMs: this.deadlineMs,
+      });
+      return parseMemoryMb(config?.parameters?.[memoryParamName(version)]?.string_value);
+    } catch {
+      return undefined; // measured on a later load
+    }
   }
 
   async serve(model: string, versions: number[], addresses?: string[]): Promise<void> {
@@ -64,6 +108,30 @@ export class KServeBackendFleet implements BackendFleet {
       }),
     );
     return out;
+  }
+
+  private async surveyOne(c: KServeClient): Promise<BackendSurvey> {
+    const opts = { deadlineMs: this.deadlineMs };
+    try {
+      const [ready, metadata, index] = await Promise.all([
+        c.serverReady(opts),
+        c.serverMetadata(opts),
+        c.repositoryIndex({ ready: false }, opts),
+      ]);
+      if (!ready.ready)
+        return { address: c.address, alive: false, problem: 'not ready', ready: [] };
+      const budget = budgetFromExtensions(metadata.extensions ?? []);
+      return {
+        address: c.address,
+        alive: true,
+        ...(budget !== undefined ? { advertisedBudgetMb: budget } : {}),
+        ready: index.models
+          .filter((m) => m.state === 'READY' && /^\d+$/.test(m.version))
+          .map((m) => ({ model: m.name, version: Number(m.version) })),
+      };
+    } catch (err: unknown) {
+      return { address: c.address, alive: false, problem: message(err), ready: [] };
+    }
   }
 
   private async readyOn(

@@ -1,3 +1,4 @@
+import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import {
   ModelRepositoryReader,
@@ -5,6 +6,7 @@ import {
   readPreprocessManifest,
   type ModelEntry,
 } from '@mesh/model-repository';
+import { memoryParamName, parseMemoryMb } from '@mesh/placement';
 import { PreprocessingService, type ModelVersionPreprocessor } from '@mesh/preprocessing';
 import type { ModelCatalog } from '../rollout/rollout.ports';
 
@@ -56,6 +58,29 @@ export class RepositoryModelCatalog implements ModelCatalog {
     const json = modelConfigToProtoJson(entry.config);
     json.version_policy = { specific: { versions: [...versions].sort((a, b) => a - b) } };
     return JSON.stringify(json);
+  }
+
+  /**
+   * The footprint the repository gives a version: `memory_mb_v<N>` from config.pbtxt, or else
+   * an estimate of twice its model file's size (ONNX Runtime holds the weights plus its
+   * arena and optimized graph; about 2× the file for the demo models), used until a backend
+   * reports the measured size. Undefined when the version has neither.
+   */
+  async footprintMb(
+    model: string,
+    version: number,
+  ): Promise<{ mb: number; source: 'declared' | 'estimated' } | undefined> {
+    const entry = await this.reader.readModel(model);
+    if (!entry?.config) return undefined;
+    const declared = parseMemoryMb(entry.config.parameters[memoryParamName(version)]?.stringValue);
+    if (declared !== undefined) return { mb: declared, source: 'declared' };
+    const file = entry.config.defaultModelFilename ?? 'model.onnx';
+    try {
+      const { size } = await stat(join(entry.dir, String(version), file));
+      return { mb: Math.max(1, Math.ceil((2 * size) / 2 ** 20)), source: 'estimated' };
+    } catch {
+      return undefined;
+    }
   }
 
   /** The checked preprocessing of one version (warm-up requests are encoded with it). */

@@ -1,5 +1,7 @@
 import { Module } from '@nestjs/common';
+import type { RedisClient } from '@mesh/config';
 import type { KServeClient } from '@mesh/kserve';
+import { PlacementKeys } from '@mesh/placement';
 import { METRICS_REGISTRY } from '@mesh/telemetry';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
@@ -9,19 +11,24 @@ import {
   COORDINATOR_CONFIG,
   COORDINATOR_LOGGER,
   KSERVE_CLIENTS,
+  PLACEMENT_SUBSCRIBER,
   ROLLOUT_PORTS,
 } from '../coordinator.tokens';
-import { BackendReconciler } from '../fleet/backend.reconciler';
 import { FleetModule } from '../fleet/fleet.module';
-import { KServeBackendFleet } from '../fleet/kserve-backend.fleet';
 import { CoordinatorMetrics } from '../metrics/coordinator.metrics';
+import { PlacementModule } from '../placement/placement.module';
+import { PlacementTrigger } from '../placement/placement.trigger';
+import { Placer } from '../placement/placer';
 import { RolloutMachine } from '../rollout/rollout.machine';
 import type { RolloutPorts } from '../rollout/rollout.ports';
 import { RolloutRepository } from '../rollout/rollout.repository';
 import { RolloutRunner } from '../rollout/rollout.runner';
 import { LeaderLease } from './leader-lease';
 
-/** The leader loop and its metrics (the leader gauge asks the runner at scrape time). */
+/**
+ * The leader loop and its metrics (the leader gauge asks the runner at scrape time); the
+ * placer runs on the reconcile cadence and, on the leader, right after a demand.
+ */
 function leaderRuntime(
   ports: RolloutPorts,
   config: CoordinatorConfig,
@@ -30,7 +37,8 @@ function leaderRuntime(
   lease: LeaderLease,
   rollouts: RolloutRepository,
   clients: readonly KServeClient[],
-  fleet: KServeBackendFleet,
+  placer: Placer,
+  subscriber: RedisClient,
 ): CoordinatorRuntime {
   const metrics = new CoordinatorMetrics(registry, rollouts, () => runner.isLeader);
   const machine = new RolloutMachine(ports, {
@@ -38,18 +46,25 @@ function leaderRuntime(
     loadTimeoutMs: config.COORDINATOR_LOAD_TIMEOUT_MS,
     onGate: (plan, verdict) => metrics.gateEvaluated(plan, verdict),
   });
-  const reconciler = new BackendReconciler(fleet, ports.desired, ports.routes, logger);
-  const runner = new RolloutRunner(lease, rollouts, machine, reconciler, logger, {
+  const runner = new RolloutRunner(lease, rollouts, machine, placer, logger, {
     tickMs: config.COORDINATOR_TICK_MS,
     reconcileMs: config.COORDINATOR_RECONCILE_MS,
     clock: ports.clock,
   });
-  return new CoordinatorRuntime(clients, runner);
+  const channel = new PlacementKeys(config.REDIS_KEY_PREFIX).demandChannel();
+  const trigger = new PlacementTrigger(
+    subscriber,
+    channel,
+    () => placer.reconcile(),
+    () => runner.isLeader,
+    logger,
+  );
+  return new CoordinatorRuntime(clients, runner, trigger);
 }
 
-/** The leader: lease, rollout machine and runner, reconciler; started once the app is up. */
+/** The leader: lease, rollout machine and runner, placer; started once the app is up. */
 @Module({
-  imports: [FleetModule],
+  imports: [FleetModule, PlacementModule],
   providers: [
     {
       provide: CoordinatorRuntime,
@@ -61,7 +76,8 @@ function leaderRuntime(
         LeaderLease,
         RolloutRepository,
         KSERVE_CLIENTS,
-        KServeBackendFleet,
+        Placer,
+        PLACEMENT_SUBSCRIBER,
       ],
       useFactory: leaderRuntime,
     },

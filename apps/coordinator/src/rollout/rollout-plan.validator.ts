@@ -1,17 +1,20 @@
 import type { RolloutPlan } from '@mesh/rollout-contract';
 import type { RolloutIssue } from './rollout.errors';
 import { PlanRejectedError } from './rollout.errors';
-import type { ModelCatalog, RouteStore } from './rollout.ports';
+import type { ModelCatalog, RouteStore, VersionSizes } from './rollout.ports';
 
 /**
  * Checks a well-formed plan against the mesh: the version exists in the repository and its
  * manifest passes, the route exists, serves that model and does not serve only that version.
- * Returns the route's current versions (what a rollback restores).
+ * Returns the route's current versions (what a rollback restores). With `sizes`, a version
+ * larger than every backend's memory budget is refused (MODEL_TOO_LARGE) once the plan is
+ * otherwise fine.
  */
 export class RolloutPlanValidator {
   constructor(
     private readonly catalog: ModelCatalog,
     private readonly routes: RouteStore,
+    private readonly sizes?: VersionSizes,
   ) {}
 
   async validate(plan: RolloutPlan) {
@@ -48,6 +51,7 @@ export class RolloutPlanValidator {
       });
     }
     if (issues.length > 0) throw new PlanRejectedError(issues);
+    await this.sizes?.refuseTooLarge(plan.model, plan.toVersion);
     return route.versions.map((v) => ({ ...v }));
   }
 }

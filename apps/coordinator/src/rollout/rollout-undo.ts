@@ -2,7 +2,7 @@ import type { VersionWeight } from '@mesh/routing';
 import type { RolloutIssue } from './rollout.errors';
 import { PlanRejectedError, RouteChangedError } from './rollout.errors';
 import { sameWeights } from './rollout-weights';
-import type { ModelCatalog, RouteStore } from './rollout.ports';
+import type { ModelCatalog, RouteStore, VersionSizes } from './rollout.ports';
 import type { RolloutRecord } from './rollout.types';
 
 export interface UndoOptions {
@@ -22,6 +22,8 @@ export class RolloutUndoPlanner {
   constructor(
     private readonly routes: Pick<RouteStore, 'get' | 'changesSince'>,
     private readonly catalog: ModelCatalog,
+    /** Refuses bringing back a version no backend's budget could hold. */
+    private readonly sizes?: VersionSizes,
   ) {}
 
   async plan(done: RolloutRecord, options: UndoOptions): Promise<RolloutRecord> {
@@ -58,6 +60,7 @@ export class RolloutUndoPlanner {
       }
     }
     if (issues.length > 0) throw new PlanRejectedError(issues);
+    for (const v of finalWeights) await this.sizes?.refuseTooLarge(model, v.version);
 
     const current = snapshot.route.versions.map((v) => ({ ...v }));
     return {

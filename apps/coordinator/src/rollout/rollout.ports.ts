@@ -106,10 +106,15 @@ export interface Warmer {
   warm(model: string, version: number, requests: number): Promise<{ ok: number; failed: number }>;
 }
 
-/** The versions each model should serve; the reconciler restores them on restarted backends. */
+/** The versions each model should serve; the placer restores them on restarted backends. */
 export interface DesiredVersions {
   set(model: string, versions: number[]): Promise<void>;
   all(): Promise<Map<string, number[]>>;
+}
+
+/** Refuses a version no backend's memory budget could hold (throws MODEL_TOO_LARGE). */
+export interface VersionSizes {
+  refuseTooLarge(model: string, version: number): Promise<void>;
 }
 
 /** Bulk jobs pinned to model versions (the job store); a pinned version is not retired. */

@@ -1,0 +1,94 @@
+import type { Logger } from 'pino';
+import type { PlannedChange } from './placement-policy.types';
+import type { PlacementBackends } from './placement.ports';
+
+/** A planned change as carried out: with the call's error when it failed. */
+export type CarriedOut = PlannedChange & { error?: string };
+
+/** model → READY versions, per backend address. */
+export type Residency = Map<string, Map<string, Set<number>>>;
+
+/**
+ * Carries out a plan through Triton's repository API, per backend and model: first every
+ * unload (a load whose config names the versions that stay, or RepositoryModelUnload when none
+ * do), then every load (a config naming the versions resident after it), so evicted versions
+ * are gone before the load that needed their room. A backend whose unload failed gets no load
+ * this pass: its budget could not be kept. Backends are driven in parallel.
+ */
+export class PlacementExecutor {
+  constructor(
+    private readonly backends: Pick<PlacementBackends, 'serve' | 'unload'>,
+    private readonly logger: Logger,
+  ) {}
+
+  /** Carries out `changes`; `residency` is updated to what the backends hold afterwards. */
+  async execute(changes: readonly PlannedChange[], residency: Residency): Promise<CarriedOut[]> {
+    const out: CarriedOut[] = changes.map((c) => ({ ...c }));
+    const addresses = [...new Set(out.map((c) => c.backend))];
+    await Promise.all(addresses.map((a) => this.onBackend(a, out, residency)));
+    return out;
+  }
+
+  private async onBackend(address: string, all: CarriedOut[], residency: Residency) {
+    const mine = all.filter((c) => c.backend === address);
+    const models = residency.get(address) ?? new Map<string, Set<number>>();
+    residency.set(address, models);
+    let unloadFailed = false;
+    for (const [model, group] of byModel(mine.filter((c) => c.action === 'unload'))) {
+      const now = new Set(models.get(model) ?? []);
+      for (const c of group) now.delete(c.version);
+      const error = await this.apply(address, model, models.get(model), now);
+      if (error) {
+        unloadFailed = true;
+        for (const c of group) c.error = error;
+      } else models.set(model, now);
+    }
+    for (const [model, group] of byModel(mine.filter((c) => c.action === 'load'))) {
+      if (unloadFailed) {
+        for (const c of group) c.error = 'not loaded: an unload on this backend failed first';
+        continue;
+      }
+      const now = new Set(models.get(model) ?? []);
+      for (const c of group) now.add(c.version);
+      const error = await this.apply(address, model, models.get(model), now);
+      if (error) for (const c of group) c.error = error;
+      else models.set(model, now);
+    }
+  }
+
+  /** One repository call moving `model` on a backend from `before` to `after`. */
+  private async apply(
+    address: string,
+    model: string,
+    before: Set<number> | undefined,
+    after: Set<number>,
+  ): Promise<string | undefined> {
+    const serving = [...after].sort((a, b) => a - b);
+    // The event name the reconciler logged before: operators' queries keep working.
+    this.logger.info(
+      {
+        event: 'reconcile',
+        model,
+        backend: address,
+        serving: [...(before ?? [])],
+        desired: serving,
+      },
+      serving.length > 0
+        ? 'loading the versions placed on the backend'
+        : 'unloading the model from the backend',
+    );
+    try {
+      if (serving.length === 0) await this.backends.unload(model, address);
+      else await this.backends.serve(model, serving, [address]);
+      return undefined;
+    } catch (err: unknown) {
+      return err instanceof Error ? err.message : String(err);
+    }
+  }
+}
+
+function byModel(changes: CarriedOut[]): Map<string, CarriedOut[]> {
+  const out = new Map<string, CarriedOut[]>();
+  for (const c of changes) out.set(c.model, [...(out.get(c.model) ?? []), c]);
+  return out;
+}

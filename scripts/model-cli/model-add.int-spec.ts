@@ -33,14 +33,35 @@ jest.setTimeout(180_000);
 let work: string;
 let exported: ExportedFiles;
 
-/** Every file under `dir` (hidden ones included) with its sha256, by relative path. */
+const MEMORY_PARAMETER =
+  /parameters \{\n {2}key: "memory_mb_v\d+"\n {2}value: \{ string_value: "(\d+)" \}\n\}\n/g;
+
+/** config.pbtxt without its measured memory_mb_v<N> entries: the rest is deterministic. */
+const withoutMemory = (text: string) => text.replace(MEMORY_PARAMETER, '');
+
+/** The memory_mb_v<version> value written, as a number (undefined when absent). */
+function memoryMb(text: string, version: number): number | undefined {
+  const m = new RegExp(
+    `key: "memory_mb_v${version}"\\n {2}value: \\{ string_value: "(\\d+)" \\}`,
+  ).exec(text);
+  return m ? Number(m[1]) : undefined;
+}
+
+/**
+ * Every file under `dir` (hidden ones included) with its sha256, by relative path; a
+ * config.pbtxt without its measured memory (which differs run to run by allocator pages).
+ */
 function snapshot(dir: string): Record<string, string> {
   const out: Record<string, string> = {};
   const walk = (d: string) => {
     for (const name of readdirSync(d)) {
       const path = join(d, name);
       if (statSync(path).isDirectory()) walk(path);
-      else out[relative(dir, path)] = createHash('sha256').update(readFileSync(path)).digest('hex');
+      else {
+        const bytes = readFileSync(path);
+        const hashed = name === 'config.pbtxt' ? withoutMemory(bytes.toString('utf8')) : bytes;
+        out[relative(dir, path)] = createHash('sha256').update(hashed).digest('hex');
+      }
     }
   };
   walk(dir);
@@ -84,9 +105,14 @@ describe('mesh model add into an empty repository', () => {
       'sentiment-byo/labels.txt',
     ]);
     const demo = join(DEMO, 'sentiment-en');
-    expect(read(join(repo, 'sentiment-byo', 'config.pbtxt'))).toBe(
+    const config = read(join(repo, 'sentiment-byo', 'config.pbtxt'));
+    expect(withoutMemory(config)).toBe(
       read(join(demo, 'config.pbtxt')).replace('name: "sentiment-en"', 'name: "sentiment-byo"'),
     );
+    // The measured load of every instance and the lone-batch session: at least the weights once.
+    const weightsMb = statSync(exported.onnx).size / (1024 * 1024);
+    expect(memoryMb(config, 1)).toBeGreaterThanOrEqual(Math.floor(weightsMb));
+    expect(run.stdout).toContain(`memory:    memory_mb_v1 = ${memoryMb(config, 1)} (measured load`);
     expect(read(join(repo, 'sentiment-byo', '1', 'preprocess.json'))).toBe(
       read(join(demo, '1', 'preprocess.json')),
     );
@@ -162,9 +188,13 @@ describe('mesh model add to a repository where the model exists', () => {
     expect(run.code).toBe(0);
     expect(run.stdout).toContain('added version 2 of the existing model sentiment-en');
     const sha = createHash('sha256').update(readFileSync(exported.onnx)).digest('hex');
-    expect(read(join(repo, 'sentiment-en', 'config.pbtxt'))).toBe(
-      `${configBefore}parameters {\n  key: "model_sha256_v2"\n  value: { string_value: "${sha}" }\n}\n`,
+    const config = read(join(repo, 'sentiment-en', 'config.pbtxt'));
+    expect(config).toBe(
+      `${configBefore}parameters {\n  key: "model_sha256_v2"\n  value: { string_value: "${sha}" }\n}\n` +
+        `parameters {\n  key: "memory_mb_v2"\n  value: { string_value: "${memoryMb(config, 2)}" }\n}\n`,
     );
+    expect(memoryMb(config, 2)).toBeGreaterThanOrEqual(1);
+    expect(memoryMb(config, 1)).toBeUndefined();
     expect(read(join(repo, 'sentiment-en', 'labels.txt'))).toBe(labelsBefore);
     const entry = await new ModelRepositoryReader(repo).readModel('sentiment-en');
     expect(entry?.versionsSelected).toEqual([1, 2]);
@@ -211,7 +241,7 @@ describe('mesh model add of an encoder', () => {
     expect(run.stdout).toContain('serves:    last_hidden_state (embedding)');
     expect(run.stdout).toMatch(/-> embedding\[128\]/);
     const demo = join(DEMO, 'text-embed-zh');
-    expect(read(join(repo, 'text-embed-zh', 'config.pbtxt'))).toBe(
+    expect(withoutMemory(read(join(repo, 'text-embed-zh', 'config.pbtxt')))).toBe(
       read(join(demo, 'config.pbtxt')),
     );
     expect(read(join(repo, 'text-embed-zh', '1', 'preprocess.json'))).toBe(
@@ -299,6 +329,22 @@ describe('mesh model add refuses what cannot be served', () => {
 });
 
 describe('mesh model check', () => {
+  it('refuses a memory_mb_v<N> that is not a positive number, naming the file and the parameter', async () => {
+    const repo = join(work, 'bad-memory');
+    cpSync(join(DEMO, 'sentiment-en'), join(repo, 'sentiment-en'), { recursive: true });
+    const file = join(repo, 'sentiment-en', 'config.pbtxt');
+    writeFileSync(
+      file,
+      `${read(file)}parameters { key: "memory_mb_v1" value: { string_value: "-5" } }\n`,
+    );
+    const run = await runModelCli(['check', '--repository', repo]);
+    expect(run.code).toBe(1);
+    expect(run.stdout).toContain(
+      `sentiment-en: PROBLEM: sentiment-en/config.pbtxt: parameter 'memory_mb_v1' must be a positive number of MB (got "-5")`,
+    );
+    expect(run.stdout).toContain('checked 1 model(s), 1 version(s): 1 problem(s)');
+  });
+
   it('fails a repository whose manifest no longer matches the model bytes', async () => {
     const repo = join(work, 'tampered');
     cpSync(join(DEMO, 'sentiment-en'), join(repo, 'sentiment-en'), { recursive: true });

@@ -6,6 +6,7 @@ import {
   CONFIG_FILE,
   MANIFEST_FILE,
   ModelImportError,
+  memoryParameterKey,
   ModelRepositoryReader,
   parseLabels,
   parseModelConfig,
@@ -25,6 +26,7 @@ import {
 import type { PipelineDefinition } from '@mesh/preprocessing';
 import { ModelCliError } from './model-cli.errors';
 import { OrtModelClient } from './ort-model.client';
+import { measureFootprint } from './version-footprint.meter';
 import { MODEL_FILE, validateVersion, type VersionReport } from './version.validator';
 
 export const TOKENIZER_FILE = 'tokenizer.json';
@@ -57,6 +59,8 @@ export interface ModelAddResult {
   labels: string[];
   tokenizerSha256: string;
   report: VersionReport;
+  /** memory_mb_v<N> written: the measured load's resident MB, and its instances. */
+  memory: { mb: number; instances: number };
   notes: string[];
 }
 
@@ -312,6 +316,18 @@ export async function addModelVersion(o: ModelAddOptions): Promise<ModelAddResul
   const staging = await mkdtemp(join(o.repository, `.model-add-${o.name}-${p.version}-`));
   try {
     const report = await stageAndValidate(o, p, staging);
+    const memory = await measureFootprint(
+      p.files.config,
+      join(staging, MODEL_FILE),
+      o.name,
+      p.version,
+    );
+    p.files.configText = setModelConfigParameter(
+      p.files.configText,
+      `${o.name}/${CONFIG_FILE}`,
+      memoryParameterKey(p.version),
+      String(memory.mb),
+    );
     await commit(o, p, staging);
     return {
       model: o.name,
@@ -321,6 +337,7 @@ export async function addModelVersion(o: ModelAddOptions): Promise<ModelAddResul
       labels: p.files.labels,
       tokenizerSha256: p.tokenizerSha256,
       report,
+      memory,
       notes: [...p.files.notes, ...report.notes],
     };
   } catch (err: unknown) {

@@ -1,5 +1,11 @@
 import { join } from 'node:path';
-import { ModelRepositoryReader, type ModelEntry } from '@mesh/model-repository';
+import {
+  CONFIG_FILE,
+  memoryParameterKey,
+  memoryParameterProblems,
+  ModelRepositoryReader,
+  type ModelEntry,
+} from '@mesh/model-repository';
 import { ModelCliError } from './model-cli.errors';
 import { validateVersion, type VersionReport } from './version.validator';
 
@@ -23,6 +29,9 @@ async function checkEntry(entry: ModelEntry): Promise<ModelCheckReport> {
     return report;
   }
   if (entry.versionsOnDisk.length === 0) report.problems.push('the model has no version directory');
+  // A bad footprint would size every placement of the model wrong: refused like a bad hash.
+  const file = `${entry.name}/${CONFIG_FILE}`;
+  report.problems.push(...memoryParameterProblems(entry.config).map((p) => `${file}: ${p}`));
   for (const version of entry.versionsOnDisk) {
     const v = await validateVersion({
       model: entry.name,
@@ -31,6 +40,11 @@ async function checkEntry(entry: ModelEntry): Promise<ModelCheckReport> {
       config: entry.config,
       labels: entry.labels,
     });
+    if (entry.config.parameters[memoryParameterKey(version)] === undefined) {
+      v.notes.push(
+        `config.pbtxt has no ${memoryParameterKey(version)} parameter: placers estimate its memory from the file size (mesh model add measures it)`,
+      );
+    }
     if (!entry.versionsSelected.includes(version)) {
       v.notes.push('not selected by the version_policy (on disk, not served at startup)');
     }

@@ -54,6 +54,9 @@ export function formatAddResult(r: ModelAddResult, repository: string): string {
   const lines = [`${what} in ${repository}`, ...versionLines({ ...r.report, notes: [] })];
   if (r.labels.length > 0)
     lines.splice(3, 0, `  labels:    ${r.labels.length} (${clip(r.labels.join(', '), 80)})`);
+  lines.push(
+    `  memory:    memory_mb_v${r.version} = ${r.memory.mb} (measured load: ${r.memory.instances} instance(s) and any lone-batch session)`,
+  );
   for (const note of r.notes) lines.push(`  note: ${note}`);
   return lines.join('\n');
 }

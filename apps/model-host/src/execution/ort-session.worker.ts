@@ -109,6 +109,7 @@ async function main(port: Port): Promise<void> {
       interOpNumThreads: opts.interOpThreads,
       graphOptimizationLevel: opts.graphOptimizationLevel,
       executionMode: 'sequential',
+      ...(opts.logSeverityLevel !== undefined ? { logSeverityLevel: opts.logSeverityLevel } : {}),
       // ORT reads these as strings and ignores values it does not know, so only '0' / '1'.
       // Spinning (on by default, for every session) saves waking each pool thread per operator;
       // force_spinning_stop ends it as soon as a run returns, so threads spin only while a run

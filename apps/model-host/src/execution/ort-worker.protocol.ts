@@ -26,6 +26,8 @@ export interface SessionOptionsData {
   graphOptimizationLevel: 'disabled' | 'basic' | 'extended' | 'all';
   /** ORT's `session.intra_op.allow_spinning` / `session.inter_op.allow_spinning`. */
   allowSpinning: boolean;
+  /** ORT's log level (0 verbose … 4 fatal); unset: ORT's default, warnings included. */
+  logSeverityLevel?: 0 | 1 | 2 | 3 | 4;
 }
 
 /** A tensor crossing the thread boundary: its bytes travel in the transfer list. */

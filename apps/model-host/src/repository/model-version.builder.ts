@@ -1,16 +1,18 @@
+import { availableParallelism } from 'node:os';
+import { Registry } from 'prom-client';
 import {
   declaredMemoryMb,
   memoryParameterKey,
   memoryParameterProblems,
   type ModelConfig,
 } from '@mesh/model-repository';
-import type { HostMetrics } from '../core/host.metrics';
+import { HostMetrics } from '../core/host.metrics';
 import type { ModelVersionSpec } from '../core/model-spec';
 import { ModelVersionRuntime } from '../core/model-version.runtime';
 import type { SessionOptionsData } from '../execution/ort-worker.protocol';
 import { SessionPoolClient } from '../execution/session-pool.client';
 import { batchingPolicyOf } from './batching-policy';
-import type { BuildMemoryMeter } from './build-memory.meter';
+import { BuildMemoryMeter } from './build-memory.meter';
 import { findInputBounds } from './input-bounds.finder';
 import type { InstanceSplit } from './instance-split';
 import type { ModelFiles, ModelFilesRepository } from './model-files.repository';
@@ -143,4 +145,45 @@ export async function loadModelVersion(
     }
   }
   return buildModelVersion(config, path, { model: files.name, version, labels: files.labels }, ctx);
+}
+
+/** The host's session settings when the environment sets none, on this machine's cores. */
+export function hostSessionDefaults(cores = availableParallelism()): SessionDefaults {
+  return {
+    intraOpThreads: undefined,
+    interOpThreads: 1,
+    graphOptimizationLevel: 'all',
+    allowSpinning: true,
+    loneBatchThreads: undefined,
+    cores,
+  };
+}
+
+/** A version's measured load: its footprint and the sessions it ran. */
+export interface VersionFootprint {
+  /** Resident MB its sessions added (whole MB, rounded up, at least 1). */
+  mb: number;
+  instances: number;
+}
+
+/**
+ * Builds a version as a host with `defaults` would — every instance, the lone-batch session,
+ * warm-up — measures the resident memory it adds, and closes it again: what `mesh model add`
+ * writes as `memory_mb_v<N>`. A declared value already in the config is left out, so the
+ * measurement is fresh.
+ */
+export async function measureVersionFootprint(
+  config: ModelConfig,
+  path: string,
+  identity: { model: string; version: number },
+  defaults: SessionDefaults = hostSessionDefaults(),
+): Promise<VersionFootprint> {
+  const { [memoryParameterKey(identity.version)]: _declared, ...parameters } = config.parameters;
+  const runtime = await buildModelVersion({ ...config, parameters }, path, identity, {
+    defaults,
+    metrics: new HostMetrics(new Registry()),
+    meter: new BuildMemoryMeter(),
+  });
+  await runtime.drain();
+  return { mb: runtime.spec.measuredMemoryMb ?? 1, instances: runtime.spec.instances ?? 1 };
 }

@@ -32,6 +32,8 @@ export interface SessionDefaults {
   loneBatchThreads?: number;
   /** os.availableParallelism() (respects taskset/cgroup CPU affinity, unlike cpus().length). */
   cores: number;
+  /** ORT's log level for every session; unset: ORT's default (warnings included). */
+  logSeverityLevel?: SessionOptionsData['logSeverityLevel'];
 }
 
 /** Intra-op threads per session when neither the environment nor config.pbtxt sets them. */
@@ -124,6 +126,7 @@ export function sessionOptions(
     graphOptimizationLevel: level as SessionOptionsData['graphOptimizationLevel'],
     allowSpinning:
       spinning === undefined ? d.allowSpinning : spinning === '1' || spinning === 'true',
+    ...(d.logSeverityLevel !== undefined ? { logSeverityLevel: d.logSeverityLevel } : {}),
   };
 }
 

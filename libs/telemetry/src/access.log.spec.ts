@@ -11,10 +11,20 @@ interface Entry {
 
 function capture(sampleRate: number, draws: number[]) {
   const lines: object[] = [];
-  const out = { info: (obj: object) => lines.push(obj) } as unknown as Logger;
+  const levels: string[] = [];
+  const at = (level: string) => (obj: object) => {
+    levels.push(level);
+    lines.push(obj);
+  };
+  const out = { info: at('info'), debug: at('debug') } as unknown as Logger;
   let i = 0;
   const log = new SampledAccessLog<Entry>(out, sampleRate, () => draws[i++ % draws.length]!, out);
-  return { log, lines };
+  const debugLog = new DebugAccessLog(out, sampleRate, () => draws[i++ % draws.length]!, out);
+  return { log, debugLog, lines, levels };
+}
+
+class DebugAccessLog extends SampledAccessLog<Entry> {
+  protected override readonly level = 'debug';
 }
 
 const ok: Entry = {
@@ -42,5 +52,12 @@ describe('SampledAccessLog', () => {
     off.log.record(ok);
     off.log.record({ ...ok, status: 400, failed: true });
     expect(off.lines).toHaveLength(1);
+  });
+
+  it('writes at info, or at the level a subclass names', () => {
+    const { log, debugLog, levels } = capture(1, [0]);
+    log.record(ok);
+    debugLog.record(ok);
+    expect(levels).toEqual(['info', 'debug']);
   });
 });

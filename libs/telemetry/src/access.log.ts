@@ -9,8 +9,15 @@ const FLUSH_AFTER_MS = 200;
  * id, status, latency, ...). Successful requests are sampled at `sampleRate` (failures are always
  * written), and lines go through an asynchronous, buffered destination so logging never blocks a
  * response on stdout. Each app declares its entry type and subclasses this (the subclass is its DI token).
+ * Lines honour the base logger's level (`LOG_LEVEL`).
  */
 export class SampledAccessLog<E extends { failed: boolean }> implements OnApplicationShutdown {
+  /**
+   * The level lines are written at. A log whose requests another app's access log already
+   * records (the model host behind the router) overrides it with `debug`, so at the default
+   * level each request prints one line.
+   */
+  protected readonly level: 'info' | 'debug' = 'info';
   private readonly out: Logger;
   private readonly destination?: ReturnType<typeof pino.destination>;
   private flushTimer?: NodeJS.Timeout;
@@ -30,6 +37,7 @@ export class SampledAccessLog<E extends { failed: boolean }> implements OnApplic
     this.destination = pino.destination({ dest: 1, sync: false, minLength: 4096 });
     this.out = pino(
       {
+        level: base.level,
         base: base.bindings(),
         timestamp: pino.stdTimeFunctions.isoTime,
         formatters: { level: (label) => ({ level: label }) },
@@ -41,7 +49,7 @@ export class SampledAccessLog<E extends { failed: boolean }> implements OnApplic
   record(entry: E): void {
     if (!entry.failed && (this.sampleRate <= 0 || this.random() >= this.sampleRate)) return;
     const line: Record<string, unknown> = { event: 'access', ...entry };
-    this.out.info(line, 'request');
+    this.out[this.level](line, 'request');
     if (this.destination && !this.flushTimer) {
       this.flushTimer = setTimeout(() => {
         this.flushTimer = undefined;

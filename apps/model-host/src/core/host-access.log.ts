@@ -27,9 +27,13 @@ export type HostCall = Pick<
 /**
  * The host's access log: one line per inference request (successes sampled at
  * `MODEL_HOST_ACCESS_LOG_SAMPLE`), carrying the request id the router forwarded so a request
- * can be followed from the router's access log to the host that ran it.
+ * can be followed from the router's access log to the host that ran it. Written at `debug`: the
+ * router already logs each request at `info`, so the default level shows one line per request
+ * (`LOG_LEVEL=debug` on the host shows these too).
  */
 export class HostAccessLog extends SampledAccessLog<HostAccessEntry> {
+  protected override readonly level = 'debug';
+
   /** Runs one inference call and records how it ended. */
   async around<T extends { version: string }>(call: HostCall, run: () => Promise<T>): Promise<T> {
     const start = performance.now();

@@ -13,7 +13,9 @@ export type Residency = Map<string, Map<string, Set<number>>>;
  * unload (a load whose config names the versions that stay, or RepositoryModelUnload when none
  * do), then every load (a config naming the versions resident after it), so evicted versions
  * are gone before the load that needed their room. A backend whose unload failed gets no load
- * this pass: its budget could not be kept. Backends are driven in parallel.
+ * this pass: its budget could not be kept. An unbudgeted backend gets one call per model
+ * naming the versions it ends with, as before budgets: versions that stay keep serving
+ * throughout. Backends are driven in parallel.
  */
 export class PlacementExecutor {
   constructor(
@@ -21,18 +23,42 @@ export class PlacementExecutor {
     private readonly logger: Logger,
   ) {}
 
-  /** Carries out `changes`; `residency` is updated to what the backends hold afterwards. */
-  async execute(changes: readonly PlannedChange[], residency: Residency): Promise<CarriedOut[]> {
+  /**
+   * Carries out `changes`; `residency` is updated to what the backends hold afterwards.
+   * `budgeted` names the backends with a budget.
+   */
+  async execute(
+    changes: readonly PlannedChange[],
+    residency: Residency,
+    budgeted: ReadonlySet<string>,
+  ): Promise<CarriedOut[]> {
     const out: CarriedOut[] = changes.map((c) => ({ ...c }));
     const addresses = [...new Set(out.map((c) => c.backend))];
-    await Promise.all(addresses.map((a) => this.onBackend(a, out, residency)));
+    await Promise.all(
+      addresses.map((a) => {
+        const mine = out.filter((c) => c.backend === a);
+        const models = residency.get(a) ?? new Map<string, Set<number>>();
+        residency.set(a, models);
+        return budgeted.has(a) ? this.inTwoSteps(a, mine, models) : this.inOneStep(a, mine, models);
+      }),
+    );
     return out;
   }
 
-  private async onBackend(address: string, all: CarriedOut[], residency: Residency) {
-    const mine = all.filter((c) => c.backend === address);
-    const models = residency.get(address) ?? new Map<string, Set<number>>();
-    residency.set(address, models);
+  private async inOneStep(address: string, mine: CarriedOut[], models: Map<string, Set<number>>) {
+    for (const [model, group] of byModel(mine)) {
+      const now = new Set(models.get(model) ?? []);
+      for (const c of group) {
+        if (c.action === 'load') now.add(c.version);
+        else now.delete(c.version);
+      }
+      const error = await this.apply(address, model, models.get(model), now);
+      if (error) for (const c of group) c.error = error;
+      else models.set(model, now);
+    }
+  }
+
+  private async inTwoSteps(address: string, mine: CarriedOut[], models: Map<string, Set<number>>) {
     let unloadFailed = false;
     for (const [model, group] of byModel(mine.filter((c) => c.action === 'unload'))) {
       const now = new Set(models.get(model) ?? []);

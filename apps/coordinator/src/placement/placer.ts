@@ -61,6 +61,10 @@ export class Placer {
     return new Map(this.budgets);
   }
 
+  private budgetedSet(): Set<string> {
+    return new Set([...this.budgets].filter(([, mb]) => mb !== null).map(([a]) => a));
+  }
+
   /** Backends the last pass left `version` of `model` resident on. */
   hostsOf(model: string, version: number): string[] {
     return [...this.residency]
@@ -95,7 +99,7 @@ export class Placer {
           });
         }
       }
-      const done = await this.executor.execute(changes, this.residency);
+      const done = await this.executor.execute(changes, this.residency, this.budgetedSet());
       await this.record(done, now);
       const failed = done.find((c) => c.error);
       if (failed)
@@ -113,9 +117,9 @@ export class Placer {
     const plan = this.deps.policy.plan(inputs.snapshot);
     this.noteSkips(plan.skipped);
     const residency = residencyOf(inputs);
-    const done = await this.executor.execute(plan.changes, residency);
-    this.residency = residency;
     this.budgets = new Map(inputs.snapshot.backends.map((b) => [b.address, b.budgetMb]));
+    const done = await this.executor.execute(plan.changes, residency, this.budgetedSet());
+    this.residency = residency;
     this.footprints = new Map(
       inputs.snapshot.versions.map((v) => [versionKey(v.model, v.version), v.mb]),
     );

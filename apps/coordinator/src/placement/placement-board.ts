@@ -27,6 +27,8 @@ export class PlacementBoard {
   readonly changes: PlannedChange[] = [];
   /** `model@version`s that had a copy on a backend that is dead this pass. */
   readonly lost = new Set<string>();
+  /** `model@version`s evicted this pass: they evict nothing else until the next one. */
+  readonly evicted = new Set<string>();
 
   constructor(
     readonly snapshot: PlacementSnapshot,
@@ -124,6 +126,7 @@ export class PlacementBoard {
     const r = b.resident.get(key);
     if (!r) return;
     b.resident.delete(key);
+    if (reason === 'evict') this.evicted.add(key);
     this.changes.push({
       action: 'unload',
       model: r.model,

@@ -238,6 +238,26 @@ describe('PlacementPolicy with budgets', () => {
     ]);
   });
 
+  it('does not swap equally busy versions: the one evicted for a demand waits for its own', () => {
+    const plan = policy.plan(
+      snapshot(
+        [
+          backend('a', 200, [
+            ['p', 100, OLD],
+            ['q', 100, OLD],
+          ]),
+        ],
+        [
+          version('p', { rate: 1, lastUsedAt: NOW - 10 }),
+          version('q', { rate: 1, lastUsedAt: NOW - 20 }),
+          version('cold', { wanted: ['route', 'demand'] }),
+        ],
+      ),
+    );
+    expect(plan.changes.map(brief)).toEqual(['unload q a evict', 'load cold a demand']);
+    expect(plan.skipped.map((s) => s.model)).toEqual(['q']);
+  });
+
   it('skips a version larger than every budget with the numbers', () => {
     const plan = policy.plan(
       snapshot([backend('a', 300)], [version('huge', { mb: 900, wanted: ['demand'] })]),

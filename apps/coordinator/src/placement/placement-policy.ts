@@ -182,10 +182,12 @@ export class PlacementPolicy {
       .map(([key, r]) => ({ key, r, other: board.version(key, r) }))
       .filter(({ key, other }) => {
         if (board.guarded(other)) return false;
-        // A waiting request takes the least recently used room; otherwise a busy version's
-        // only copy is not pushed out by a quieter one.
+        // A waiting request takes the least recently used room. Otherwise only what is
+        // unwanted, a spare copy or a strictly quieter version makes room, and a version evicted
+        // this pass evicts nothing: no chain of swaps among equally busy versions.
         if (!v || v.wanted.includes('demand') || other.wanted.length === 0) return true;
-        return board.copies(key) > 1 || other.rate <= v.rate;
+        if (board.evicted.has(versionKey(v.model, v.version))) return false;
+        return board.copies(key) > 1 || other.rate < v.rate;
       })
       .sort((x, y) => x.other.lastUsedAt - y.other.lastUsedAt || x.r.since - y.r.since)
       .map(({ key }) => key);

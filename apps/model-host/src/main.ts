@@ -34,9 +34,10 @@ void bootstrapApp({
   configure: (app) => {
     const fastify = app.getHttpAdapter().getInstance();
     installRawBodyParser(fastify);
-    const errors = new HostErrorFilter();
-    app.useGlobalFilters(errors);
-    fastify.setErrorHandler((err, _request, reply) => errors.reply(err, reply));
+    // Also answers body-parsing failures: Nest installs Fastify's error handler at init and
+    // hands those errors to the global filters, so a handler of our own would only be replaced
+    // (Fastify's FSTWRN004 at every start).
+    app.useGlobalFilters(new HostErrorFilter());
   },
   // gRPC and metrics listen apart from Nest, after HTTP as before.
   afterListen: async (_app, { config, logger, prepared }) => {
@@ -94,7 +95,7 @@ async function startModels(config: ModelHostConfig, logger: Logger) {
     logger,
     { budgetMb: config.MODEL_HOST_MEMORY_BUDGET_MB },
   );
-  const host = new ModelHostService(models, config.MODEL_HOST_MEMORY_BUDGET_MB);
+  const host = new ModelHostService(models);
   warnOfAllocator(config, logger);
   await models.start(config.loadModels);
   const access = new HostAccessLog(logger, config.MODEL_HOST_ACCESS_LOG_SAMPLE);

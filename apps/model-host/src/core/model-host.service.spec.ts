@@ -1,4 +1,9 @@
+import { Metadata } from '@grpc/grpc-js';
+import pino from 'pino';
+import { InferenceServicer } from '../grpc/inference.servicer';
+import { KserveHttpController } from '../http/kserve-http.controller';
 import type { ModelManagerService } from '../repository/model-manager.service';
+import { HostAccessLog } from './host-access.log';
 import { classifierConfig } from '../testing/model-config.fixture';
 import { ModelHostService, SERVER_EXTENSIONS, serverExtensions } from './model-host.service';
 import type { ModelVersionRuntime } from './model-version.runtime';
@@ -12,8 +17,9 @@ function hostServing(runtimes: ModelVersionRuntime[], extra = '', budgetMb?: num
     configOf: () => classifierConfig(`instance_group [ { count: 1 kind: KIND_CPU } ]\n${extra}`),
     runtime: (_: string, v: string) => runtimes.find((r) => r.spec.version === v)!,
     runtimes: () => runtimes,
+    memory: { budgetMb },
   } as unknown as ModelManagerService;
-  return new ModelHostService(models, budgetMb);
+  return new ModelHostService(models);
 }
 
 describe('ServerMetadata extensions', () => {
@@ -22,14 +28,26 @@ describe('ServerMetadata extensions', () => {
     expect(hostServing([]).serverMetadata().extensions).toEqual(SERVER_EXTENSIONS);
   });
 
-  it('adds memory_budget_mb=<N> with a budget, the same for both transports', () => {
+  it('adds memory_budget_mb=<N> with a budget, the same for both transports', async () => {
     const host = hostServing([], '', 1536);
-    expect(host.serverMetadata()).toEqual({
+    const expected = {
       name: 'model-mesh-host',
       version: '0.1.0',
       extensions: [...SERVER_EXTENSIONS, 'memory_budget_mb=1536'],
-    });
+    };
+    expect(host.serverMetadata()).toEqual(expected);
     expect(serverExtensions(0.5)).toContain('memory_budget_mb=0.5');
+    const access = new HostAccessLog(pino({ level: 'silent' }), 1);
+    expect(new KserveHttpController(host, access).serverMetadata()).toEqual(expected);
+    const handler = new InferenceServicer(host, pino({ level: 'silent' }), access).handlers()
+      .ServerMetadata as (call: unknown, cb: (err: unknown, res: unknown) => void) => void;
+    const grpcAnswer = await new Promise<{ err: unknown; res: unknown }>((resolve) =>
+      handler(
+        { request: {}, metadata: new Metadata(), sendMetadata: () => undefined },
+        (err, res) => resolve({ err, res }),
+      ),
+    );
+    expect(grpcAnswer).toEqual({ err: null, res: expected });
   });
 });
 

@@ -1,5 +1,6 @@
 import { memoryParameterKey, type ModelConfig } from '@mesh/model-repository';
-import type { ModelIndexEntry, ModelManagerService } from '../repository/model-manager.service';
+import type { ModelIndexEntry } from '../repository/model-index';
+import type { ModelManagerService } from '../repository/model-manager.service';
 import type { ModelVersionRuntime } from './model-version.runtime';
 import type { BatchDurations, Duration } from './inference-statistics';
 import type { InferRequest, InferResponse } from './inference.types';
@@ -92,14 +93,11 @@ export class ModelHostService {
 
   private readonly metadataAnswer: ServerMetadata;
 
-  constructor(
-    private readonly models: ModelManagerService,
-    memoryBudgetMb?: number,
-  ) {
+  constructor(private readonly models: ModelManagerService) {
     this.metadataAnswer = {
       name: SERVER_NAME,
       version: SERVER_VERSION,
-      extensions: serverExtensions(memoryBudgetMb),
+      extensions: serverExtensions(models.memory.budgetMb),
     };
   }
 

@@ -10,13 +10,11 @@ import {
 } from './memory-budget.check';
 import type { ModelFiles } from './model-files.repository';
 
-/** What one load asks of the budget. */
-export interface LoadFootprint {
-  files: ModelFiles;
-  /** Versions the load builds, with their model file paths. */
-  toBuild: { version: number; path: string }[];
-  /** Serving versions of the model that the load retires or rebuilds (freed by it). */
-  freed: readonly ModelVersionRuntime[];
+/** What one load of a model does: the versions it builds, and every version it selects. */
+export interface LoadPlan {
+  toBuild: readonly number[];
+  /** Selected versions (by name); a serving version not among them retires. */
+  keys: ReadonlyMap<string, string>;
 }
 
 const sum = (ns: readonly number[]): number => ns.reduce((a, b) => a + b, 0);
@@ -49,15 +47,26 @@ export class MemoryBudgetService {
   /**
    * Refuses the load (RESOURCE_EXHAUSTED) when it would pass the budget; otherwise reserves its
    * footprints until the returned release is called (after the build swapped in or failed).
+   * The model's serving versions that the load rebuilds or retires count as freed.
    */
-  async admit(load: LoadFootprint): Promise<() => void> {
-    if (this.budgetMb === undefined || load.toBuild.length === 0) return () => undefined;
-    const incoming = await Promise.all(load.toBuild.map((b) => this.footprintOf(load.files, b)));
+  async admit(
+    files: ModelFiles,
+    serving: ReadonlyMap<string, ModelVersionRuntime>,
+    plan: LoadPlan,
+    modelFile: (version: number) => string,
+  ): Promise<() => void> {
+    if (this.budgetMb === undefined || plan.toBuild.length === 0) return () => undefined;
+    const incoming = await Promise.all(
+      plan.toBuild.map((v) => this.footprintOf(files, v, modelFile(v))),
+    );
+    const freed = [...serving]
+      .filter(([v]) => plan.toBuild.includes(Number(v)) || !plan.keys.has(v))
+      .map(([, rt]) => rt.spec.memoryMb ?? 0);
     // From here to the reservation nothing awaits: the check and the reservation are one step.
     const refusal = checkMemoryBudget({
       budgetMb: this.budgetMb,
       usedMb: this.usedMb() + this.reservedMb,
-      freedMb: sum(load.freed.map((rt) => rt.spec.memoryMb ?? 0)),
+      freedMb: sum(freed),
       incoming,
     });
     if (refusal) throw new MemoryBudgetExceededError(budgetRefusalMessage(refusal));
@@ -80,13 +89,14 @@ export class MemoryBudgetService {
   /** Declared memory_mb_v<N>, else the estimate from the file size (unset count: every core). */
   private async footprintOf(
     files: ModelFiles,
-    b: { version: number; path: string },
+    version: number,
+    path: string,
   ): Promise<IncomingVersion> {
-    const base = { model: files.name, version: String(b.version) };
-    const declared = declaredMemoryMb(files.config, b.version);
+    const base = { model: files.name, version: String(version) };
+    const declared = declaredMemoryMb(files.config, version);
     if (declared !== undefined) return { ...base, mb: declared, declared: true };
     // A missing file fails the build itself with its own reason; it costs nothing here.
-    const bytes = await this.fileSize(b.path).catch(() => 0);
+    const bytes = await this.fileSize(path).catch(() => 0);
     const instances = configuredInstances(files.config) ?? this.cores;
     return { ...base, mb: estimateMemoryMb(bytes, instances), declared: false };
   }

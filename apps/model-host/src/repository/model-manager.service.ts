@@ -10,30 +10,9 @@ import type { ModelVersionRuntime } from '../core/model-version.runtime';
 import { BuildMemoryMeter } from './build-memory.meter';
 import { MemoryBudgetService } from './memory-budget.service';
 import type { ModelFiles, ModelFilesRepository } from './model-files.repository';
+import { indexRows, type ModelEntry, type ModelIndexEntry } from './model-index';
 import { loadModelVersion } from './model-version.builder';
 import { ModelLoadError, checkPlatform, type SessionDefaults } from './model-version.loader';
-
-export type ModelState = 'READY' | 'LOADING' | 'UNLOADING' | 'UNAVAILABLE';
-
-/** One row of the repository index (Triton's RepositoryIndexResponse.ModelIndex). */
-export interface ModelIndexEntry {
-  name: string;
-  version: string;
-  state: ModelState | '';
-  reason: string;
-}
-
-interface ModelEntry {
-  config?: ModelConfig;
-  serving: Map<string, ModelVersionRuntime>;
-  /** What each serving version was built from (model file stamp + config), to skip rebuilds. */
-  builtFrom: Map<string, string>;
-  /** Versions that failed (or were unloaded) with the reason, for the index. */
-  unavailable: Map<string, string>;
-  /** A reason for the model as a whole (bad config, unsupported platform, unloaded). */
-  reason: string;
-  state: ModelState;
-}
 
 export type ControlMode = 'none' | 'explicit';
 
@@ -118,31 +97,7 @@ export class ModelManagerService {
 
   async index(readyOnly: boolean): Promise<ModelIndexEntry[]> {
     const names = new Set([...(await this.repo.listModels()), ...this.models.keys()]);
-    const out: ModelIndexEntry[] = [];
-    for (const name of [...names].sort()) {
-      const m = this.models.get(name);
-      if (!m) {
-        if (!readyOnly) out.push({ name, version: '', state: '', reason: '' });
-        continue;
-      }
-      const rows: ModelIndexEntry[] = [...m.serving.keys()].map((v) => ({
-        name,
-        version: v,
-        state: 'READY',
-        reason: '',
-      }));
-      if (!readyOnly) {
-        for (const [v, reason] of m.unavailable) {
-          if (!m.serving.has(v)) rows.push({ name, version: v, state: 'UNAVAILABLE', reason });
-        }
-      }
-      out.push(...rows.sort((a, b) => Number(a.version) - Number(b.version)));
-      if (readyOnly) continue;
-      if (m.serving.size === 0 && m.unavailable.size === 0) {
-        out.push({ name, version: '', state: m.state, reason: m.reason });
-      }
-    }
-    return out;
+    return indexRows([...names].sort(), this.models, readyOnly);
   }
 
   /** The runtime serving `name` at `version` ('' = the highest ready version). */
@@ -245,7 +200,14 @@ export class ModelManagerService {
     if (entry.serving.size === 0) entry.state = 'LOADING';
     const files = await this.readFiles(name, entry, override);
     const plan = await this.planBuilds(files, entry);
-    const release = await this.admit(name, files, entry, plan);
+    // The budget's say comes before any session starts: a refusal leaves what serves as it was.
+    const release = await this.memory
+      .admit(files, entry.serving, plan, (v) => this.repo.modelFile(files, v))
+      .catch((err: unknown) => {
+        this.failModel(entry, errorText(err));
+        this.logger.warn({ model: name, err: errorText(err) }, 'load refused by the memory budget');
+        throw err;
+      });
     let built: BuildResult;
     try {
       built = await this.buildVersions(files, plan);
@@ -297,35 +259,6 @@ export class ModelManagerService {
       if (!unchanged) toBuild.push(v);
     }
     return { keys, toBuild };
-  }
-
-  /**
-   * The memory budget's say on the load, before any session starts: a refusal leaves the
-   * versions already serving as they were. What the load rebuilds or retires counts as freed.
-   */
-  private async admit(
-    name: string,
-    files: ModelFiles,
-    entry: ModelEntry,
-    plan: BuildPlan,
-  ): Promise<() => void> {
-    const freed = [...entry.serving.entries()]
-      .filter(([v]) => plan.toBuild.includes(Number(v)) || !plan.keys.has(v))
-      .map(([, rt]) => rt);
-    try {
-      return await this.memory.admit({
-        files,
-        toBuild: plan.toBuild.map((version) => ({
-          version,
-          path: this.repo.modelFile(files, version),
-        })),
-        freed,
-      });
-    } catch (err: unknown) {
-      this.failModel(entry, errorText(err));
-      this.logger.warn({ model: name, err: errorText(err) }, 'load refused by the memory budget');
-      throw err;
-    }
   }
 
   /** Builds the planned versions, in parallel up to the host-wide measured part. */

@@ -120,7 +120,7 @@ describe('the memory budget at the host (real ORT sessions)', () => {
   it('refuses a load past the budget with RESOURCE_EXHAUSTED, counting retired versions as freed', async () => {
     const registry = new Registry();
     const models = manager(root, registry, 1000);
-    const host = new ModelHostService(models, 1000);
+    const host = new ModelHostService(models);
     try {
       await models.load('a', only(1));
       // Retiring a/1 frees its 400 MB: a/2 fits although 400 + 400 + 400 would not.

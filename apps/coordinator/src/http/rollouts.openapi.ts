@@ -16,12 +16,20 @@ export function describeRolloutsApi(docs: ApiDocs): void {
     summary: 'Schedule a rollout of a route to a new model version',
     description:
       'The plan is checked whole (every problem in one 400 INVALID_PLAN), then against the ' +
-      'model repository and the routing table (422 PLAN_REJECTED). One unfinished rollout per ' +
-      '(tenant, task). The leader carries it out: load everywhere, window and low load, warm-up, ' +
+      'model repository and the routing table (422 PLAN_REJECTED), and refused when the new ' +
+      "version's footprint exceeds every backend's memory budget (422 MODEL_TOO_LARGE). One " +
+      'unfinished rollout per (tenant, task). The leader carries it out: load (where the ' +
+      'placer puts it under budgets, else everywhere), window and low load, warm-up, ' +
       'shadow, canary steps with gates, bake, promote or roll back, drain.',
     body: docs.schema('RolloutPlan', planSchema),
     response: { status: 201, description: 'the rollout, pending', schema: view },
-    errors: ['INVALID_PLAN', 'PLAN_REJECTED', 'ROLLOUT_CONFLICT', 'ROUTING_TABLE_MISSING'],
+    errors: [
+      'INVALID_PLAN',
+      'PLAN_REJECTED',
+      'MODEL_TOO_LARGE',
+      'ROLLOUT_CONFLICT',
+      'ROUTING_TABLE_MISSING',
+    ],
   });
   docs.operation({
     ...common,
@@ -53,7 +61,8 @@ export function describeRolloutsApi(docs: ApiDocs): void {
       'every backend, waits until every router can route them, then restores the previous ' +
       'weights in one step and retires what they no longer name. 409 ROUTE_CHANGED when the ' +
       'route was edited after the rollout completed, unless `force=true`; 409 ROLLOUT_CONFLICT ' +
-      'while another rollout of the route runs; 409 INVALID_COMMAND unless the rollout completed.',
+      'while another rollout of the route runs; 409 INVALID_COMMAND unless the rollout completed; ' +
+      '422 MODEL_TOO_LARGE when a version it brings back exceeds every backend budget.',
     params: z.object({ id: rolloutId }),
     query: z.object({
       force: z
@@ -68,6 +77,7 @@ export function describeRolloutsApi(docs: ApiDocs): void {
       'ROUTE_CHANGED',
       'ROLLOUT_CONFLICT',
       'PLAN_REJECTED',
+      'MODEL_TOO_LARGE',
     ],
   });
   docs.operation({

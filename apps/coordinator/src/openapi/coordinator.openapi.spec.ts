@@ -102,7 +102,7 @@ describe('the coordinator OpenAPI document (generated from the zod schemas)', ()
       ['201', '400', '401', '403', '409', '413', '415', '422', '503'].sort(),
     );
     expect(create['400'].description).toBe('INVALID_JSON, INVALID_PLAN');
-    expect(create['422'].description).toBe('PLAN_REJECTED');
+    expect(create['422'].description).toBe('PLAN_REJECTED, MODEL_TOO_LARGE');
     expect(create['409'].description).toBe('ROLLOUT_CONFLICT');
     expect(create['400'].content['application/json'].schema).toEqual(ERROR_REF);
     expect(op('get', '/v1/rollouts/{id}').responses['404'].description).toBe('ROLLOUT_NOT_FOUND');

@@ -170,7 +170,13 @@ async function main() {
   // The host comes first: the router and worker are pointed at its gRPC port. It runs in
   // explicit mode with every demo model loaded, as production Triton does, so the
   // coordinator's repository loads and unloads behave locally as they do there.
-  startApp('model-host', { ...env, MODEL_CONTROL_MODE: 'explicit', LOAD_MODELS: '*' });
+  // A fixed mmap threshold lets unloaded sessions' memory go back to the OS (docs/placement.md).
+  startApp('model-host', {
+    ...env,
+    MODEL_CONTROL_MODE: 'explicit',
+    LOAD_MODELS: '*',
+    MALLOC_MMAP_THRESHOLD_: process.env.MALLOC_MMAP_THRESHOLD_ || '131072',
+  });
   if (!(await waitReady('model-host'))) throw new Error('model-host did not become ready');
   if (!process.env.KSERVE_ENDPOINTS && urls['model-host'].grpc) {
     env.KSERVE_ENDPOINTS = grpcAddress(urls['model-host'].grpc);

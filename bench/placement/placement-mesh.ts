@@ -40,6 +40,8 @@ export function startHost(name: string, repo: string, budgetMb?: number): Promis
       MODEL_HOST_HTTP_PORT: '0',
       MODEL_HOST_GRPC_PORT: '0',
       MODEL_HOST_METRICS_PORT: '0',
+      // As deployed (deploy/Dockerfile): unloaded sessions' memory goes back to the OS.
+      MALLOC_MMAP_THRESHOLD_: '131072',
       ...(budgetMb !== undefined ? { MODEL_HOST_MEMORY_BUDGET_MB: String(budgetMb) } : {}),
     },
     ['http', 'grpc', 'metrics'],

@@ -26,6 +26,8 @@ beforeAll(async () => {
   // presents one on its KServe channel and serves its own gRPC port over TLS.
   mesh = await startMesh(prefix, {
     hostEnv: {
+      // The host's per-request access line is at debug (the router's is the one at info).
+      LOG_LEVEL: 'debug',
       MODEL_HOST_GRPC_TLS_CERT: tls.serverCert,
       MODEL_HOST_GRPC_TLS_KEY: tls.serverKey,
       MODEL_HOST_GRPC_TLS_CLIENT_CA: tls.ca,

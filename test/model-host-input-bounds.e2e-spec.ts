@@ -111,6 +111,8 @@ describe('model host: client input the model cannot take is refused before ORT r
       'model-host',
       {
         MODEL_REPOSITORY: repo.dir,
+        // Its per-request access line, read below, is at debug.
+        LOG_LEVEL: 'debug',
         MODEL_HOST_HTTP_PORT: '0',
         MODEL_HOST_GRPC_PORT: '0',
         MODEL_HOST_METRICS_PORT: '0',

@@ -519,7 +519,8 @@ describe('item 10: one access-log line per request', () => {
       event: 'access',
       requestId: 'edge-access-http',
       transport: 'http',
-      method: 'POST /v1/predict',
+      method: 'POST',
+      route: '/v1/predict',
       tenant: 'edge-all',
       task: 'qt-v2',
       model: 'question-type-zh',
@@ -532,7 +533,11 @@ describe('item 10: one access-log line per request', () => {
       body: { task: 'no-such', text: 'x' },
       headers: { 'x-request-id': 'edge-access-404' },
     });
-    expect(await accessLine('edge-access-404')).toMatchObject({ status: 404, task: 'no-such' });
+    expect(await accessLine('edge-access-404')).toMatchObject({
+      status: 404,
+      code: 'TASK_NOT_FOUND',
+      task: 'no-such',
+    });
     const client = predictorClient(mesh.grpcAddress);
     try {
       const g = await grpcCall(

@@ -1,6 +1,6 @@
 import { performance } from 'node:perf_hooks';
 import type { FastifyInstance } from 'fastify';
-import type { AccessLog } from '../core/access.log';
+import { errorCodeOf, traceIdOf, type AccessLog } from '../core/access.log';
 import type { CallContext } from '../core/predict.commands';
 import { abortedOnClose, requestIdFrom } from './call-context';
 
@@ -12,6 +12,8 @@ declare module 'fastify' {
     meshCall?: CallContext;
     /** Aborts when the connection closes before the answer was written (the caller left). */
     meshSignal?: AbortSignal;
+    /** The `code` of the error body this request was answered with. */
+    meshErrorCode?: string;
   }
 }
 
@@ -32,16 +34,30 @@ export function installRequestIdHook(fastify: FastifyInstance): void {
 
 /** One access-log line per API request (`/v1/...`), after the answer went out. */
 export function installAccessLogHook(fastify: FastifyInstance, log: AccessLog): void {
+  // Every error leaves as `{"error":{"code":...}}` whichever path wrote it (filter, Fastify's
+  // own handler, a guard): reading the code off the body is the one place that sees them all.
+  // Successful bodies are never parsed.
+  fastify.addHook('onSend', (request, reply, payload, done) => {
+    if (reply.statusCode >= 400 && request.url.startsWith('/v1/')) {
+      request.meshErrorCode = errorCodeOf(payload);
+    }
+    done(null, payload);
+  });
   fastify.addHook('onResponse', (request, reply, done) => {
     if (request.url.startsWith('/v1/')) {
       const status = reply.statusCode;
+      const code = request.meshErrorCode;
+      const traceId = traceIdOf(request.headers.traceparent);
       log.record({
         requestId: String(request.headers['x-request-id']),
         transport: 'http',
-        method: `${request.method} ${request.routeOptions.url ?? request.url.split('?')[0]}`,
+        method: request.method,
+        route: request.routeOptions.url ?? request.url.split('?')[0],
         ...request.meshCall?.served,
         status,
         failed: status >= 400,
+        ...(code !== undefined ? { code } : {}),
+        ...(traceId !== undefined ? { traceId } : {}),
         latencyMs: Math.round((performance.now() - (request.meshReceivedAt ?? 0)) * 1000) / 1000,
       });
     }

@@ -1,7 +1,6 @@
 import 'reflect-metadata';
 import { bootstrapApp } from '@mesh/telemetry';
 import { SwaggerModule, type OpenAPIObject } from '@nestjs/swagger';
-import type { FastifyError } from 'fastify';
 import { loadCoordinatorConfig } from './coordinator.config';
 import { CoordinatorModule } from './coordinator.module';
 import { CoordinatorErrorFilter } from './http/coordinator-error.filter';
@@ -15,12 +14,10 @@ void bootstrapApp({
   httpPort: (config) => config.COORDINATOR_PORT,
   configure: (app, { logger }) => {
     const filter = new CoordinatorErrorFilter(logger);
+    // Also answers body-parsing failures (before any handler): Nest installs Fastify's error
+    // handler at init and hands those errors to the global filters, so a handler of our own
+    // would only be replaced (Fastify's FSTWRN004 at every start).
     app.useGlobalFilters(filter);
-    // Body-parsing failures happen before Nest: same JSON error shape.
-    app
-      .getHttpAdapter()
-      .getInstance()
-      .setErrorHandler((err: FastifyError, request, reply) => filter.reply(err, request, reply));
     // Generated from the zod schemas (src/openapi), as on the router; Swagger UI only serves it.
     SwaggerModule.setup('docs', app, buildCoordinatorOpenApi() as unknown as OpenAPIObject);
   },

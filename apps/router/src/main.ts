@@ -6,7 +6,6 @@ import { PreprocessingService } from '@mesh/preprocessing';
 import { announceListening, bootstrapApp } from '@mesh/telemetry';
 import { SwaggerModule, type OpenAPIObject } from '@nestjs/swagger';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
-import type { FastifyError } from 'fastify';
 import type { Logger } from 'pino';
 import { MeshGrpcServer } from './grpc/mesh-grpc.server';
 import { answerClientError } from './http/client-error.handler';
@@ -61,16 +60,16 @@ function configureHttp(app: NestFastifyApplication, logger: Logger): void {
   const fastify = app.getHttpAdapter().getInstance();
   const routes = new RouteMethodIndex();
   routes.install(fastify);
-  const filter = new HttpErrorFilter(logger, routes);
-  app.useGlobalFilters(filter);
+  // Also answers body-parsing failures (413, malformed JSON) before any handler: Nest installs
+  // Fastify's error handler at init and hands those errors to the global filters, so a handler
+  // of our own would only be replaced (Fastify's FSTWRN004 at every start).
+  app.useGlobalFilters(new HttpErrorFilter(logger, routes));
   installRequestIdHook(fastify);
   installAccessLogHook(fastify, app.get(AccessLog));
   installJsonBodyParser(fastify);
   // NDJSON job uploads reach the handler as the raw stream: the job parser enforces its own
   // byte and item caps while storing, so the body is never held in memory.
   fastify.addContentTypeParser(NDJSON, (_request, payload, done) => done(null, payload));
-  // Body-parsing failures (413, malformed JSON) happen before Nest: same JSON error shape.
-  fastify.setErrorHandler((err: FastifyError, request, reply) => filter.reply(err, request, reply));
   // Generated from the edges' zod schemas (src/openapi); Swagger UI only serves it.
   SwaggerModule.setup('docs', app, buildRouterOpenApi() as unknown as OpenAPIObject);
 }

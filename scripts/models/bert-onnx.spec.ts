@@ -99,6 +99,17 @@ describe('buildBertOnnx', () => {
     expect(model.graph.node.some((n) => n.opType === 'Tanh')).toBe(false);
   });
 
+  it.each([
+    ['classifier', classifier],
+    ['encoder', encoder],
+  ])('gives the %s no initializer that no node reads (onnxruntime warns at load)', (_, spec) => {
+    const model = decodeOnnxModel(buildBertOnnx(spec)) as {
+      graph: { node: Array<{ input: string[] }>; initializer: Array<{ name: string }> };
+    };
+    const read = new Set(model.graph.node.flatMap((n) => n.input));
+    expect(model.graph.initializer.map((t) => t.name).filter((n) => !read.has(n))).toEqual([]);
+  });
+
   it('refuses a hidden size not divisible by the head count', () => {
     expect(() => buildBertOnnx({ ...classifier, dims: { ...MODEL_SIZES.tiny, heads: 3 } })).toThrow(
       /divisible/,

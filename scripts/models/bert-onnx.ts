@@ -59,7 +59,8 @@ interface Constants {
   splitHeadsShape: string;
   mergeHeadsShape: string;
   maskAxes: string;
-  zeroIndex: string;
+  /** The classifier head's [CLS] position; undefined for an encoder, which has no head. */
+  zeroIndex: string | undefined;
   sliceStart: string;
   sliceAxes: string;
 }
@@ -76,6 +77,7 @@ function constants(
   p: SeededParams,
   dims: BertDimensions,
   maskPenalty: number,
+  head: BertHead['kind'],
 ): Constants {
   const headDim = dims.hidden / dims.heads;
   return {
@@ -92,7 +94,10 @@ function constants(
     ),
     mergeHeadsShape: g.int64Initializer('const.merge_heads_shape', [3], [0, 0, dims.hidden]),
     maskAxes: g.int64Initializer('const.mask_axes', [2], [1, 2]),
-    zeroIndex: g.int64Initializer('const.zero_index', [], [0]),
+    // Only a model that reads it gets it: onnxruntime warns at every load about an initializer
+    // no node reads. Made here, in the same place, so classifier models keep their bytes.
+    zeroIndex:
+      head === 'classification' ? g.int64Initializer('const.zero_index', [], [0]) : undefined,
     sliceStart: g.int64Initializer('const.slice_start', [1], [0]),
     sliceAxes: g.int64Initializer('const.slice_axes', [1], [0]),
   };
@@ -212,7 +217,7 @@ function feedForward(ctx: Ctx, x: string, prefix: string): string {
 
 function classifierHead(ctx: Ctx, hidden: string, numLabels: number): string {
   const { g, c, dims } = ctx;
-  const cls = g.op('Gather', [hidden, c.zeroIndex], 'pooler/cls', [attr.int('axis', 1)]);
+  const cls = g.op('Gather', [hidden, c.zeroIndex!], 'pooler/cls', [attr.int('axis', 1)]);
   const pooled = g.op(
     'Tanh',
     [dense(ctx, cls, 'pooler.dense', dims.hidden, dims.hidden)],
@@ -243,7 +248,7 @@ function buildGraph(spec: BertModelSpec): OnnxModel['graph'] {
     g,
     p,
     dims: spec.dims,
-    c: constants(g, p, spec.dims, spec.maskPenalty ?? MASK_PENALTY),
+    c: constants(g, p, spec.dims, spec.maskPenalty ?? MASK_PENALTY, spec.head.kind),
   };
   const dynamic = [spec.axes?.batch ?? 'batch', spec.axes?.sequence ?? 'sequence'];
   const inputIds = g.input('input_ids', OnnxDataType.INT64, dynamic);

@@ -23,9 +23,10 @@ const urls = {};
 const keyPrefixes = {};
 
 function prefixed(name, line) {
-  const { text, event: e } = formatLogLine(line);
+  const { text, event: e } = formatLogLine(line, { logLevel: process.env.LOG_LEVEL || 'info' });
   if (e && e.event === 'listening') (urls[name] ??= {})[e.listener] = e.url;
   if (e && e.event === 'redis') keyPrefixes[name] = e.keyPrefix;
+  if (text === undefined) return;
   const color = process.stdout.isTTY ? `\x1b[${COLORS[name] || 0}m` : '';
   const reset = process.stdout.isTTY ? '\x1b[0m' : '';
   process.stdout.write(`${color}${name.padEnd(12)}|${reset} ${text}\n`);

@@ -3,6 +3,7 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseAllDocuments } from 'yaml';
+import { ERROR_TABLE } from '@mesh/errors';
 import { appSurfaces, TRITON_HTTP_GET_PATHS } from './app-surface';
 import { containersOf, podTemplateOf, type K8sObject } from './k8s-object';
 import { KustomizeRenderer } from './kustomize.renderer';
@@ -26,6 +27,20 @@ const EXTERNAL_REDIS: [string, string[]][] = [
   ['redis-sentinel', ['REDIS_SENTINELS', 'REDIS_SENTINEL_MASTER', 'REDIS_SENTINEL_PASSWORD']],
 ];
 const REDIS_APPS = ['router', 'batch-worker', 'coordinator'];
+
+interface AlertRule {
+  alert: string;
+  expr: string;
+  labels: { severity: string };
+  annotations: { summary?: unknown; description?: unknown };
+}
+
+/** The codes a query matches mesh_router_requests_total's `outcome` against (`=` or `=~`). */
+function routerOutcomesOf(query: string): string[] {
+  return [
+    ...query.matchAll(/mesh_router_requests_total\{[^}]*outcome=~?\\?"([^"\\]+)\\?"/g),
+  ].flatMap((m) => (m[1] as string).split('|'));
+}
 
 describe('deploy/k8s overlays', () => {
   it('has the cpu and gpu overlays, and the external Redis Cluster and Sentinel ones', () => {
@@ -190,7 +205,7 @@ describe('deploy/k8s overlays', () => {
     );
   });
 
-  it('uses only metric names the apps export (dashboard, KEDA query, adapter rules)', () => {
+  it('uses only metric names the apps export (dashboard, KEDA query, adapter and alert rules)', () => {
     const exported = exportedMetricNames();
     expect(exported).toContain('mesh_router_requests_total');
     expect(exported).toContain('nv_inference_queue_duration_us');
@@ -199,6 +214,7 @@ describe('deploy/k8s overlays', () => {
       join(K8S, 'base', 'batch-worker.yaml'),
       join(K8S, 'base', 'triton.yaml'),
       join(K8S, 'monitoring', 'prometheus-adapter-rules.yaml'),
+      join(K8S, 'base', 'alert-rules.yaml'),
     ];
     for (const file of sources) {
       const names = referencedMetricNames(readFileSync(file, 'utf8'));
@@ -236,6 +252,67 @@ describe('deploy/k8s overlays', () => {
         'mesh_coordinator_leader',
       ]),
     );
+  });
+
+  describe('alert rules (base/alert-rules.yaml)', () => {
+    const rules = (
+      get(render(join(K8S, 'base')), 'PrometheusRule', 'model-mesh') as {
+        spec: { groups: { rules: AlertRule[] }[] };
+      }
+    ).spec.groups.flatMap((g) => g.rules);
+    const exported = exportedMetricNames();
+    const dashboard = readFileSync(join(K8S, 'base', 'dashboards', 'model-mesh.json'), 'utf8');
+
+    it('alerts on error rate, p99, refusals, cold starts, bulk queues and placement budget', () => {
+      expect(rules.map((r) => r.alert)).toEqual(
+        expect.arrayContaining([
+          'MeshRouterErrorRate',
+          'MeshRouterLatencyP99',
+          'MeshRouterRefusals',
+          'MeshColdStartTimeouts',
+          'MeshBulkQueueBacklog',
+          'MeshBulkQueueStalled',
+          'MeshPlacementNearBudget',
+          'MeshPlacementOverBudget',
+        ]),
+      );
+      expect(new Set(rules.map((r) => r.alert)).size).toBe(rules.length);
+      for (const r of rules) {
+        expect([r.alert, ['critical', 'warning', 'info'].includes(r.labels.severity)]).toEqual([
+          r.alert,
+          true,
+        ]);
+        expect([r.alert, typeof r.annotations.summary, typeof r.annotations.description]).toEqual([
+          r.alert,
+          'string',
+          'string',
+        ]);
+      }
+    });
+
+    it('names in each expression only metrics an app exports', () => {
+      for (const r of rules) {
+        const names = referencedMetricNames(r.expr);
+        expect([r.alert, names.size > 0]).toEqual([r.alert, true]);
+        expect([r.alert, unknownMetricNames(names, exported)]).toEqual([r.alert, []]);
+      }
+    });
+
+    it('matches mesh_router_requests_total outcomes only against error codes the table has', () => {
+      const codes = [...rules.map((r) => r.expr), dashboard].flatMap(routerOutcomesOf);
+      expect(codes.length).toBeGreaterThan(5);
+      const known = new Set<string>([...Object.keys(ERROR_TABLE), 'ok']);
+      expect(codes.filter((c) => !known.has(c))).toEqual([]);
+    });
+
+    it('charts refusals on the dashboard with the codes the refusal alert counts', () => {
+      const panels = (JSON.parse(dashboard) as { panels: any[] }).panels;
+      const panel = panels.find((p) => p.title === 'Router refusals per second by code');
+      const alert = rules.find((r) => r.alert === 'MeshRouterRefusals')!;
+      expect(routerOutcomesOf(panel.targets[0].expr).sort()).toEqual(
+        routerOutcomesOf(alert.expr).sort(),
+      );
+    });
   });
 
   it('asks the Triton HPA only for metrics the Prometheus adapter rules define', () => {

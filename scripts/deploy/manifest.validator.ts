@@ -1,5 +1,8 @@
 import { ScaledObject, TriggerAuthentication } from '@kubernetes-models/keda/keda.sh/v1alpha1';
-import { ServiceMonitor } from '@kubernetes-models/prometheus-operator/monitoring.coreos.com/v1';
+import {
+  PrometheusRule,
+  ServiceMonitor,
+} from '@kubernetes-models/prometheus-operator/monitoring.coreos.com/v1';
 import { Deployment, StatefulSet } from 'kubernetes-models/apps/v1';
 import { HorizontalPodAutoscaler } from 'kubernetes-models/autoscaling/v2';
 import { CronJob, Job } from 'kubernetes-models/batch/v1';
@@ -40,6 +43,7 @@ const MODELS: Record<string, (o: K8sObject) => Validatable> = {
   'keda.sh/v1alpha1/ScaledObject': (o) => new ScaledObject(o as never),
   'keda.sh/v1alpha1/TriggerAuthentication': (o) => new TriggerAuthentication(o as never),
   'monitoring.coreos.com/v1/ServiceMonitor': (o) => new ServiceMonitor(o as never),
+  'monitoring.coreos.com/v1/PrometheusRule': (o) => new PrometheusRule(o as never),
 };
 
 export interface SchemaProblem {

@@ -33,6 +33,8 @@ beforeAll(async () => {
       MODEL_HOST_GRPC_TLS_CLIENT_CA: tls.ca,
     },
     routerEnv: {
+      // Nest's route-mapping lines, read below, are at debug.
+      LOG_LEVEL: 'debug',
       KSERVE_TLS_CA: tls.ca,
       KSERVE_TLS_CERT: tls.clientCert,
       KSERVE_TLS_KEY: tls.clientKey,
@@ -150,11 +152,14 @@ describe('one request id from the router to the host', () => {
 });
 
 describe('router start-up lines', () => {
-  it('prints the batch route as clients call it', () => {
+  it('prints the batch route as clients call it (at debug)', () => {
     const routes = jsonLines(mesh.router.logs)
       .filter((e) => e.context === 'RouterExplorer')
       .map((e) => e.msg);
     expect(routes).toContain('Mapped {/v1/predict:batch, POST} route');
+    expect(jsonLines(mesh.router.logs).find((e) => e.context === 'RouterExplorer')?.level).toBe(
+      'debug',
+    );
     expect(routes.filter((m) => String(m).includes('::'))).toEqual([]);
   });
 

@@ -2,7 +2,8 @@
 // dependencies are installed.
 'use strict';
 const { spawnSync, spawn } = require('node:child_process');
-const { existsSync, readdirSync, statSync } = require('node:fs');
+const { createHash } = require('node:crypto');
+const { existsSync, readdirSync, readFileSync, statSync } = require('node:fs');
 const net = require('node:net');
 const { join } = require('node:path');
 
@@ -28,7 +29,24 @@ function ensureInstalled() {
   });
 }
 
-/** Generates any missing demo model.onnx (configs, manifests and tokenizers are committed). */
+/**
+ * False when a version's model.onnx is missing or is not the file its committed manifest pins:
+ * a generator change lands with new manifests, and the host refuses a model whose sha256
+ * differs from its pin, so a checkout holding the previous file must rebuild it.
+ */
+function modelIsCurrent(versionDir) {
+  const onnx = join(versionDir, 'model.onnx');
+  if (!existsSync(onnx)) return false;
+  let pinned;
+  try {
+    pinned = JSON.parse(readFileSync(join(versionDir, 'preprocess.json'), 'utf8')).model.sha256;
+  } catch {
+    return false;
+  }
+  return createHash('sha256').update(readFileSync(onnx)).digest('hex') === pinned;
+}
+
+/** Generates any missing or outdated demo model.onnx (configs, manifests and tokenizers are committed). */
 function ensureModels() {
   const repo = join(ROOT, 'model_repository');
   const missing = [];
@@ -36,7 +54,7 @@ function ensureModels() {
     const dir = join(repo, model);
     if (!statSync(dir).isDirectory()) continue;
     for (const version of readdirSync(dir)) {
-      if (/^\d+$/.test(version) && !existsSync(join(dir, version, 'model.onnx'))) {
+      if (/^\d+$/.test(version) && !modelIsCurrent(join(dir, version))) {
         missing.push(`${model}/${version}`);
       }
     }

@@ -90,26 +90,6 @@ export class KServeBackendFleet implements BackendFleet {
     }
   }
 
-  /** Versions of `model` each backend reports READY in its repository index. */
-  async readyVersions(model: string): Promise<Map<string, number[] | Error>> {
-    const out = new Map<string, number[] | Error>();
-    await Promise.all(
-      this.clients.map(async (c) => {
-        try {
-          const index = await c.repositoryIndex({ ready: false }, { deadlineMs: this.deadlineMs });
-          const versions = index.models
-            .filter((m) => m.name === model && m.state === 'READY' && /^\d+$/.test(m.version))
-            .map((m) => Number(m.version))
-            .sort((a, b) => a - b);
-          out.set(c.address, versions);
-        } catch (err: unknown) {
-          out.set(c.address, err instanceof Error ? err : new Error(String(err)));
-        }
-      }),
-    );
-    return out;
-  }
-
   private async surveyOne(c: KServeClient): Promise<BackendSurvey> {
     const opts = { deadlineMs: this.deadlineMs };
     try {

@@ -133,7 +133,8 @@ export class PlacementSnapshotReader {
       return {
         address: s.address,
         alive: s.alive,
-        budgetMb: this.budgetOf(s.address, s.advertisedBudgetMb),
+        // A dead backend advertises nothing: it keeps the budget it had while alive.
+        budgetMb: this.budgetOf(s.address, s.advertisedBudgetMb ?? ledger?.budgetMb ?? undefined),
         resident,
         previously: [...since.keys()],
         known: ledger !== undefined,

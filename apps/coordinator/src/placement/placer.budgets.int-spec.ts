@@ -115,6 +115,26 @@ describe('Placer with budgets (real Redis, fake backends)', () => {
     backends.host(A).alive = false;
     await placer.reconcile();
     expect(backends.calls).toEqual([`serve ${B} hot [1]`]);
+    expect(await placer.budgetsByBackend()).toEqual(
+      new Map([
+        [A, 300],
+        [B, 300],
+      ]),
+    );
+  });
+
+  it('takes a budget a backend advertises, and keeps it while the backend is down', async () => {
+    const { placer, backends } = placerRig(redis, `${FILE_PREFIX}:${++n}`);
+    backends.host(A).advertisedMb = 250;
+    await placer.reconcile();
+    backends.host(A).alive = false;
+    await placer.reconcile();
+    expect(await placer.budgetsByBackend()).toEqual(
+      new Map([
+        [A, 250],
+        [B, null],
+      ]),
+    );
   });
 
   it('stores the footprint a backend reports after a load for the next passes', async () => {

@@ -65,9 +65,30 @@ export class PlacementRepository {
     await this.redis.hset(this.keys.lastUse(), fields);
   }
 
+  /** One stream entry per decision, its one field `json` the whole decision. */
   async audit(d: PlacementDecision): Promise<void> {
-    const fields = Object.entries(d).flatMap(([k, v]) => [k, String(v)]);
-    await this.redis.xadd(this.keys.audit(), 'MAXLEN', '~', AUDIT_MAX, '*', ...fields);
+    await this.redis.xadd(
+      this.keys.audit(),
+      'MAXLEN',
+      '~',
+      AUDIT_MAX,
+      '*',
+      'json',
+      JSON.stringify(d),
+    );
+  }
+
+  /** The newest `count` audited decisions, newest first. */
+  async recentDecisions(count: number): Promise<PlacementDecision[]> {
+    const rows = await this.redis.xrevrange(this.keys.audit(), '+', '-', 'COUNT', count);
+    return rows.flatMap(([, fields]) => {
+      const json = fields[fields.indexOf('json') + 1];
+      try {
+        return json ? [JSON.parse(json) as PlacementDecision] : [];
+      } catch {
+        return [];
+      }
+    });
   }
 
   async announceLoaded(model: string, version: number, backend: string): Promise<void> {

@@ -96,10 +96,10 @@ describe('Placer with budgets (real Redis, fake backends)', () => {
     // a2 was used longest ago: unloaded first (the model's last version: RepositoryModelUnload).
     // It is not put back in the same pass by pushing out another busy version.
     expect(second.backends.calls).toEqual([`unload ${A} a2`, `serve ${A} cold [1]`]);
-    const audit = await redis.xrange(second.repository.keys.audit(), '-', '+');
-    expect(audit.map(([, f]) => `${f[3]} ${f[5]} ${f[11]}`)).toEqual([
-      'unload a2 evict',
-      'load cold demand',
+    const audit = (await second.repository.recentDecisions(10)).reverse();
+    expect(audit.map((d) => `${d.action} ${d.model} ${d.reason} ${d.mb}`)).toEqual([
+      'unload a2 evict 100',
+      'load cold demand 100',
     ]);
     expect(await second.registry.metrics()).toContain('mesh_placement_evictions_total 1');
   });

@@ -1,13 +1,11 @@
 import type { RedisClient } from '@mesh/config';
 import {
+  PlacementAudit,
   PlacementKeys,
   versionKey,
   type BackendLedger,
   type PlacementDecision,
 } from '@mesh/placement';
-
-/** Audit entries kept (approximately: `MAXLEN ~` trims whole stream nodes). */
-const AUDIT_MAX = 10_000;
 
 /**
  * The placer's Redis state under `{placement}`: the per-backend ledger (so a new leader resumes
@@ -16,12 +14,14 @@ const AUDIT_MAX = 10_000;
  */
 export class PlacementRepository {
   readonly keys: PlacementKeys;
+  private readonly auditStream: PlacementAudit;
 
   constructor(
     private readonly redis: RedisClient,
     keyPrefix: string,
   ) {
     this.keys = new PlacementKeys(keyPrefix);
+    this.auditStream = new PlacementAudit(redis, keyPrefix);
   }
 
   async ledgers(): Promise<Map<string, BackendLedger>> {
@@ -65,30 +65,14 @@ export class PlacementRepository {
     await this.redis.hset(this.keys.lastUse(), fields);
   }
 
-  /** One stream entry per decision, its one field `json` the whole decision. */
+  /** Appends the decision to the audit stream (one `json` field, capped; `PlacementAudit`). */
   async audit(d: PlacementDecision): Promise<void> {
-    await this.redis.xadd(
-      this.keys.audit(),
-      'MAXLEN',
-      '~',
-      AUDIT_MAX,
-      '*',
-      'json',
-      JSON.stringify(d),
-    );
+    await this.auditStream.append(d);
   }
 
   /** The newest `count` audited decisions, newest first. */
-  async recentDecisions(count: number): Promise<PlacementDecision[]> {
-    const rows = await this.redis.xrevrange(this.keys.audit(), '+', '-', 'COUNT', count);
-    return rows.flatMap(([, fields]) => {
-      const json = fields[fields.indexOf('json') + 1];
-      try {
-        return json ? [JSON.parse(json) as PlacementDecision] : [];
-      } catch {
-        return [];
-      }
-    });
+  recentDecisions(count: number): Promise<PlacementDecision[]> {
+    return this.auditStream.recent(count);
   }
 
   async announceLoaded(model: string, version: number, backend: string): Promise<void> {

@@ -79,7 +79,8 @@ export class PlacementSnapshotReader {
     this.rollouts(rollouts, entry, backends);
     for (const b of backends) for (const r of b.resident) entry(r.model, r.version);
     const versions = await this.sized([...entries.values()], measured, backends);
-    const managedModels = [...new Set([...desired.keys(), ...demand.map((d) => d.model)])];
+    // A demand loads its version but does not make its model's other versions retirable.
+    const managedModels = [...desired.keys()];
     return {
       snapshot: { now, backends: this.sizedBackends(backends, versions), versions, managedModels },
       surveys,

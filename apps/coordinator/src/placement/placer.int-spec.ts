@@ -116,6 +116,15 @@ describe('Placer without budgets (the reconciler it replaced)', () => {
     expect(backends.host('host-b:8001').models.get('intent-zh')).toEqual([3]);
   });
 
+  it('loads an asked-for version of a model without a desired set and retires nothing of it', async () => {
+    const { placer, backends, demand } = rig();
+    backends.host('host-a:8001').models.set('x', [1, 2]);
+    await demand.request('x', 3, 'router-1');
+    await placer.reconcile();
+    expect(backends.calls).toEqual(['serve host-a:8001 x [1,2,3]', 'serve host-b:8001 x [3]']);
+    expect(await demand.pending()).toEqual([]);
+  });
+
   it('writes each alive backend’s ledger, unbudgeted', async () => {
     const { placer, backends, sources, repository } = rig();
     sources.desiredMap.set('m', [1]);

@@ -15,9 +15,10 @@ export class CoordinatorRuntime implements OnApplicationBootstrap, OnApplication
     private readonly trigger?: PlacementTrigger,
   ) {}
 
-  async onApplicationBootstrap(): Promise<void> {
+  onApplicationBootstrap(): void {
     this.runner.start();
-    await this.trigger?.start();
+    // Not awaited: a Redis still starting must not hold up the boot (passes keep their cadence).
+    void this.trigger?.start();
   }
 
   async onApplicationShutdown(): Promise<void> {

@@ -20,10 +20,19 @@ export class PlacementTrigger {
     private readonly debounceMs = 50,
   ) {}
 
+  /**
+   * Listens from now on; resolves once subscribed. Never rejects: without the subscription the
+   * placer still runs on the reconcile cadence (ioredis subscribes again after a reconnect).
+   */
   async start(): Promise<void> {
     this.listening = true;
     this.subscriber.on('message', this.onMessage);
-    await this.subscriber.subscribe(this.channel);
+    await this.subscriber.subscribe(this.channel).catch((err: unknown) => {
+      this.logger.warn(
+        { err },
+        'placement demand channel: subscribe failed; passes keep their cadence',
+      );
+    });
   }
 
   async stop(): Promise<void> {

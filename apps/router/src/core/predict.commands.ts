@@ -42,6 +42,8 @@ export interface PredictResult {
   version: number;
   prediction: Prediction;
   latencyMs: number;
+  /** Set when the version was resident nowhere: how long the request waited for its load. */
+  coldStartMs?: number;
 }
 
 export interface PredictBatchResult {
@@ -49,6 +51,8 @@ export interface PredictBatchResult {
   version: number;
   results: Prediction[];
   latencyMs: number;
+  /** Set when the version was resident nowhere: how long the request waited for its load. */
+  coldStartMs?: number;
 }
 
 export interface TokenizeOutcome {

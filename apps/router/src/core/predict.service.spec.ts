@@ -350,6 +350,9 @@ describe('PredictService cold starts', () => {
     expect(r).toMatchObject({ model: 'm', version: 1, prediction: { label: 'len3' } });
     expect(waits).toEqual(['m@1']);
     expect(samples.map((s) => s.outcome)).toEqual(['ok']);
+    // The answer says it waited, and the wait is part of its latency.
+    expect(r.coldStartMs).toEqual(expect.any(Number));
+    expect(r.coldStartMs).toBeLessThanOrEqual(r.latencyMs);
   });
 
   it('answers MODEL_LOADING past the wait, not counted against the version', async () => {
@@ -369,7 +372,8 @@ describe('PredictService cold starts', () => {
   it('does not wait for a version that is not cold', async () => {
     const { service, waits } = coldSetup(async () => undefined);
     await service.predict(ctx, tenant, { task: 't', text: 'a' });
-    await service.predict(ctx, tenant, { task: 't', text: 'b' });
+    const warm = await service.predict(ctx, tenant, { task: 't', text: 'b' });
     expect(waits).toEqual(['m@1']);
+    expect(warm.coldStartMs).toBeUndefined();
   });
 });

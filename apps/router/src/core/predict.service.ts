@@ -99,7 +99,7 @@ export class PredictService {
     method: Method,
     inputs: readonly TextInput[],
     body: (chosen: SelectedVersion) => Promise<T>,
-  ): Promise<T & { latencyMs: number }> {
+  ): Promise<T & { latencyMs: number; coldStartMs?: number }> {
     let model = '';
     let version = '';
     let outcome = 'ok';
@@ -119,13 +119,17 @@ export class PredictService {
         // A cold start waits before the version counts as routed: a load that outlasts the
         // wait (MODEL_LOADING) is the fleet's state, not the version's error in the signals.
         // The backend call's own deadline starts after the wait.
+        let coldStartMs: number | undefined;
         if (chosen.cold && this.coldStarts) {
+          const waitedFrom = performance.now();
           await this.coldStarts.wait(model, chosen.version.version, ctx.signal);
+          coldStartMs = round(performance.now() - waitedFrom);
         }
         this.metrics.routed(model, chosen.version.version);
         routed = true;
         const result = await body(chosen);
-        return { ...result, latencyMs: round(performance.now() - ctx.receivedAt) };
+        const latencyMs = round(performance.now() - ctx.receivedAt);
+        return { ...result, latencyMs, ...(coldStartMs !== undefined ? { coldStartMs } : {}) };
       } finally {
         release();
       }

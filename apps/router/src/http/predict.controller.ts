@@ -81,6 +81,7 @@ function predictJson(r: PredictResult): PredictJson {
     version: r.version,
     ...predictionJson(r.prediction),
     latencyMs: r.latencyMs,
+    ...coldStartJson(r),
   };
 }
 
@@ -90,5 +91,10 @@ function batchJson(r: PredictBatchResult): PredictBatchJson {
     version: r.version,
     results: r.results.map(predictionJson),
     latencyMs: r.latencyMs,
+    ...coldStartJson(r),
   };
+}
+
+function coldStartJson(r: { coldStartMs?: number }): { coldStartMs?: number } {
+  return r.coldStartMs === undefined ? {} : { coldStartMs: r.coldStartMs };
 }

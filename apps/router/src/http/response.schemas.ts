@@ -19,6 +19,10 @@ const served = {
   version: z.number().int().describe('the model version that answered'),
 };
 const latencyMs = z.number().describe('time in the router, arrival to answer');
+const coldStartMs = z
+  .number()
+  .optional()
+  .describe('present when the version was resident nowhere: the wait for its load (in latencyMs)');
 
 export const predictionSchema = z.object({ ...classification, ...embedding });
 
@@ -27,12 +31,14 @@ export const predictResponseSchema = z.object({
   ...classification,
   ...embedding,
   latencyMs,
+  coldStartMs,
 });
 
 export const predictBatchResponseSchema = z.object({
   ...served,
   results: z.array(predictionSchema).describe('one per text, in input order'),
   latencyMs,
+  coldStartMs,
 });
 
 export const tokenizeResponseSchema = z.object({

@@ -114,9 +114,9 @@ function zipfSequence(n: number): string[] {
 }
 
 async function predict(model: string, i: number): Promise<{ status: number; body: unknown }> {
-  return call(router.urls.http!, 'POST', `/v1/tasks/${taskOf(model)}/predict`, {
+  return call(router.urls.http!, 'POST', '/v1/predict', {
     key: TENANT_KEY,
-    body: { text: `placement request ${i}` },
+    body: { task: taskOf(model), text: `placement request ${i}` },
   });
 }
 
@@ -166,6 +166,13 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
+  if (process.env.PLACEMENT_E2E_LOGS) {
+    const { writeFileSync: w } = await import('node:fs');
+    w('/tmp/placement-router.log', router.logs.join('\n'));
+    w('/tmp/placement-coordinator.log', coordinator.logs.join('\n'));
+    w('/tmp/placement-worker.log', worker.logs.join('\n'));
+    w('/tmp/placement-hosts.log', hosts.flatMap((h) => h.logs).join('\n'));
+  }
   watching = false;
   await watcher;
   await Promise.all([coordinator, router, worker, ...hosts].map((a) => a?.stop('SIGKILL')));
@@ -209,7 +216,7 @@ describe('twelve models on two hosts whose budgets hold a third of them', () => 
       ndjsonOf(40),
     );
     expect(submitted.status).toBe(202);
-    const id = submitted.body.id as string;
+    const id = submitted.body.jobId as string;
     const done = await waitForState(
       router.urls.http!,
       TENANT_KEY,

@@ -97,14 +97,16 @@ export async function drive(o: DriveOptions): Promise<Sample[]> {
     Array.from({ length: o.concurrency }, async () => {
       while (Date.now() < end) {
         const model = o.models[o.next()]!;
-        const body = JSON.stringify({ text: `placement benchmark request ${i++}` });
+        const body = JSON.stringify({
+          task: o.taskOf(model),
+          text: `placement benchmark request ${i++}`,
+        });
         const at = Date.now();
         const t0 = performance.now();
-        const r = await post(
-          `${o.routerUrl}/v1/tasks/${o.taskOf(model)}/predict`,
-          body,
-          o.key,
-        ).catch((err: unknown) => ({ status: 0, text: String(err) }));
+        const r = await post(`${o.routerUrl}/v1/predict`, body, o.key).catch((err: unknown) => ({
+          status: 0,
+          text: String(err),
+        }));
         const ms = performance.now() - t0;
         let coldMs: number | undefined;
         if (r.status === 200) {

@@ -3,6 +3,7 @@ import {
   type KServePoolOptions,
   type ModelConfigMessage,
   type ReadyModel,
+  VersionNotResidentError,
 } from '@mesh/kserve';
 import { batchTensors, type EncodedBatch, type OutputTensor } from '@mesh/preprocessing';
 import { NoRoutableVersionError } from '@mesh/routing';
@@ -143,6 +144,13 @@ export class KServeBackends implements BackendDirectory, InferenceGateway {
   ): Promise<OutputTensor> {
     const verified = this.state.get(key(version.model, version.version))?.verified ?? [];
     if (verified.length === 0) {
+      if (!this.isResident(version) && this.healthyBackends() > 0) {
+        // Unloaded since the pick (placement): a cold start for the caller, not a failure.
+        throw new VersionNotResidentError(
+          `no healthy backend serves model '${version.model}' version '${version.version}': none holds it now`,
+          { model: version.model, version: String(version.version) },
+        );
+      }
       const reason = this.unroutableReason(version) ?? 'no verified backend';
       throw new NoRoutableVersionError(version.model, [{ version: version.version, reason }]);
     }

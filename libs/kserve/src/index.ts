@@ -129,7 +129,13 @@ export {
   grpcServerTlsIssues,
   type ServerTlsFiles,
 } from './server-tls';
-export { BackendError, BackendUnavailableError, grpcStatusName } from './kserve.errors';
+export {
+  BackendError,
+  BackendUnavailableError,
+  grpcStatusName,
+  isModelNotHere,
+  VersionNotResidentError,
+} from './kserve.errors';
 export {
   DEFAULT_MAX_MESSAGE_BYTES,
   type BackendStatus,

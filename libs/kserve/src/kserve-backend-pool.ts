@@ -3,7 +3,12 @@ import { refreshBackend } from './backend-discovery';
 import { buildInferRequest, decodeInferResponse } from './infer-request.mapper';
 import { KServeBackend } from './kserve-backend';
 import { createChannelCredentials, KServeClient } from './kserve.client';
-import { BackendError, BackendUnavailableError } from './kserve.errors';
+import {
+  BackendError,
+  BackendUnavailableError,
+  isModelNotHere,
+  VersionNotResidentError,
+} from './kserve.errors';
 import type {
   BackendStatus,
   BreakerOptions,
@@ -229,7 +234,7 @@ export class KServeBackendPool {
     return chosen;
   }
 
-  private noCandidate(model: string, version?: string): NoCandidateError {
+  private noCandidate(model: string, version?: string): BackendUnavailableError {
     const backends = Object.fromEntries(
       this.backends.map((b) => [
         b.address,
@@ -243,12 +248,23 @@ export class KServeBackendPool {
       ]),
     );
     const what = version ? `model '${model}' version '${version}'` : `model '${model}'`;
+    if (
+      this.backends.some((b) => b.available()) &&
+      !this.backends.some((b) => b.serves(model, version))
+    ) {
+      // Backends are up but none holds the version (any more): it is cold, not unavailable.
+      return new VersionNotResidentError(`no healthy backend serves ${what}: none holds it now`, {
+        model,
+        version,
+        backends,
+      });
+    }
     return new NoCandidateError(`no healthy backend serves ${what}`, { model, version, backends });
   }
 
   private inferMayRetry(err: unknown, call: InferCall): boolean {
-    if (err instanceof BackendError && err.grpcCode === GrpcStatus.NOT_FOUND) {
-      // That backend no longer has the model (unloaded since discovery).
+    if (isModelNotHere(err)) {
+      // That backend no longer has the version (unloaded since discovery): try the others.
       this.backends.find((b) => b.address === err.backend)?.forget(call.model, call.version);
       return this.candidates(call.model, call.version, call.backends).length > 0;
     }
@@ -260,12 +276,18 @@ export class KServeBackendPool {
 }
 
 function isTransient(err: unknown): boolean {
-  if (err instanceof NoCandidateError) return false;
+  if (err instanceof NoCandidateError || err instanceof VersionNotResidentError) return false;
   if (err instanceof BackendUnavailableError) return true;
   return err instanceof BackendError && err.grpcCode === GrpcStatus.UNAVAILABLE;
 }
 
 function asFinalError(err: unknown, model: string, version?: string): unknown {
+  if (isModelNotHere(err)) {
+    return new VersionNotResidentError(
+      `model '${model}'${version ? ` version '${version}'` : ''} is no longer loaded on any backend`,
+      { model, version, backends: { [err.backend]: err.grpcMessage } },
+    );
+  }
   if (err instanceof BackendError && err.grpcCode === GrpcStatus.UNAVAILABLE) {
     return new BackendUnavailableError(`model '${model}': ${err.message}`, {
       model,

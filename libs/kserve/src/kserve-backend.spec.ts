@@ -2,7 +2,7 @@ import { status } from '@grpc/grpc-js';
 import { isRetryable } from '@mesh/errors';
 import { KServeBackend, isBackendFault } from './kserve-backend';
 import type { KServeClient } from './kserve.client';
-import { BackendError, BackendUnavailableError } from './kserve.errors';
+import { BackendError, BackendUnavailableError, isModelNotHere } from './kserve.errors';
 
 const fakeClient = { address: '10.0.0.1:8001' } as KServeClient;
 const unavailable = () =>
@@ -22,6 +22,28 @@ describe('KServeBackend circuit breaker', () => {
     expect(isBackendFault(new BackendError('a', 'm', status.DEADLINE_EXCEEDED, 'x'))).toBe(true);
     expect(isBackendFault(invalid())).toBe(false);
     expect(isBackendFault(new Error('x'))).toBe(false);
+  });
+
+  it.each([
+    // The embedded host, after an unload or a retirement.
+    [status.UNAVAILABLE, "model 'm' version 1 is not ready: unloaded"],
+    [status.NOT_FOUND, "unknown version 1 of model 'm'"],
+    // Triton, for a model it does not hold (any more).
+    [status.UNAVAILABLE, "Request for unknown model: 'm' version 1 is not at ready state"],
+    [status.NOT_FOUND, "Request for unknown model: 'm' is not found"],
+  ])('a version not loaded there (%p %p) is not a backend fault', async (code, message) => {
+    const notHere = () => new BackendError('10.0.0.1:8001', 'ModelInfer', code, message);
+    expect(isModelNotHere(notHere())).toBe(true);
+    expect(isBackendFault(notHere())).toBe(false);
+    const b = backend();
+    for (let i = 0; i < 5; i++)
+      await expect(b.run(() => Promise.reject(notHere()))).rejects.toThrow();
+    expect(b.circuit).toBe('closed');
+  });
+
+  it('a dropped connection is still a fault, not a missing model', () => {
+    expect(isModelNotHere(unavailable())).toBe(false);
+    expect(isModelNotHere(new BackendError('a', 'ModelReady', status.NOT_FOUND, 'x'))).toBe(false);
   });
 
   it('opens after N consecutive faults and then refuses calls without running them', async () => {

@@ -7,19 +7,21 @@ import {
   circuitBreaker,
   handleWhen,
 } from 'cockatiel';
-import { BackendError, BackendUnavailableError } from './kserve.errors';
+import { BackendError, BackendUnavailableError, isModelNotHere } from './kserve.errors';
 import type { KServeClient } from './kserve.client';
 import type { BackendStatus, BreakerOptions, CircuitStateName } from './kserve-pool.types';
 
 /**
  * Faults that say "this backend is unwell" and count towards opening its
  * circuit. Client mistakes (INVALID_ARGUMENT, NOT_FOUND, RESOURCE_EXHAUSTED
- * from a full queue) never do: they would be the same on every backend.
+ * from a full queue) never do: they would be the same on every backend. Nor does a version
+ * that is simply not loaded there (unloaded by placement since the last discovery round).
  */
 export function isBackendFault(err: unknown): boolean {
   return (
     err instanceof BackendError &&
-    (err.grpcCode === GrpcStatus.UNAVAILABLE || err.grpcCode === GrpcStatus.DEADLINE_EXCEEDED)
+    (err.grpcCode === GrpcStatus.UNAVAILABLE || err.grpcCode === GrpcStatus.DEADLINE_EXCEEDED) &&
+    !isModelNotHere(err)
   );
 }
 

@@ -44,3 +44,29 @@ export class BackendError extends MeshError {
     super(`${backend} ${method}: ${grpcStatusName(grpcCode)}: ${grpcMessage}`);
   }
 }
+
+/**
+ * What a backend says when the model version asked for is not loaded there (any more): Triton's
+ * "unknown model" / "is not at ready state", the embedded host's "unknown version" / "is not
+ * ready: unloaded". With placement, versions are unloaded while routers may still hold them in
+ * their last discovery round, so this is the model's absence on that backend, not a backend
+ * fault: it must not open the backend's circuit, and the call goes elsewhere (or waits for a
+ * load).
+ */
+const NOT_HERE =
+  /unknown model|unknown version|not at ready state|is not ready|unloaded|no ready version/i;
+
+export function isModelNotHere(err: unknown): err is BackendError {
+  return (
+    err instanceof BackendError &&
+    err.method === 'ModelInfer' &&
+    (err.grpcCode === GrpcStatus.NOT_FOUND ||
+      (err.grpcCode === GrpcStatus.UNAVAILABLE && NOT_HERE.test(err.grpcMessage)))
+  );
+}
+
+/**
+ * Every backend that should have served the version answered that it does not hold it (it was
+ * unloaded since discovery). A router treats the version as cold again.
+ */
+export class VersionNotResidentError extends BackendUnavailableError {}

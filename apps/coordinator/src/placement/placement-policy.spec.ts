@@ -108,6 +108,26 @@ describe('PlacementPolicy with budgets', () => {
     ]);
   });
 
+  it('on a tie in last use (same signal bucket) evicts the quieter version, not the oldest', () => {
+    const sameBucket = NOW - 5_000;
+    const plan = policy.plan(
+      snapshot(
+        [
+          backend('a', 200, [
+            ['hot', 100, OLD - 10_000], // loaded first: the oldest resident
+            ['quiet', 100, OLD],
+          ]),
+        ],
+        [
+          version('hot', { lastUsedAt: sameBucket, rate: 20 }),
+          version('quiet', { lastUsedAt: sameBucket, rate: 1 }),
+          version('new', { wanted: ['route', 'demand'] }),
+        ],
+      ),
+    );
+    expect(plan.changes.map(brief)).toEqual(['unload quiet a evict', 'load new a demand']);
+  });
+
   it('removes nothing resident for less than the minimum residency (and says why it skipped)', () => {
     const plan = policy.plan(
       snapshot(

@@ -177,20 +177,30 @@ export class PlacementPolicy {
     v: SnapshotVersion | undefined,
   ): string[] {
     const forKey = v ? versionKey(v.model, v.version) : '';
-    return [...b.resident.entries()]
-      .filter(([key, r]) => key !== forKey && board.settled(r))
-      .map(([key, r]) => ({ key, r, other: board.version(key, r) }))
-      .filter(({ key, other }) => {
-        if (board.guarded(other)) return false;
-        // A waiting request takes the least recently used room. Otherwise only what is
-        // unwanted, a spare copy or a strictly quieter version makes room, and a version evicted
-        // this pass evicts nothing: no chain of swaps among equally busy versions.
-        if (!v || v.wanted.includes('demand') || other.wanted.length === 0) return true;
-        if (board.evicted.has(versionKey(v.model, v.version))) return false;
-        return board.copies(key) > 1 || other.rate < v.rate;
-      })
-      .sort((x, y) => x.other.lastUsedAt - y.other.lastUsedAt || x.r.since - y.r.since)
-      .map(({ key }) => key);
+    return (
+      [...b.resident.entries()]
+        .filter(([key, r]) => key !== forKey && board.settled(r))
+        .map(([key, r]) => ({ key, r, other: board.version(key, r) }))
+        .filter(({ key, other }) => {
+          if (board.guarded(other)) return false;
+          // A waiting request takes the least recently used room. Otherwise only what is
+          // unwanted, a spare copy or a strictly quieter version makes room, and a version evicted
+          // this pass evicts nothing: no chain of swaps among equally busy versions.
+          if (!v || v.wanted.includes('demand') || other.wanted.length === 0) return true;
+          if (board.evicted.has(versionKey(v.model, v.version))) return false;
+          return board.copies(key) > 1 || other.rate < v.rate;
+        })
+        // Last use has the signal buckets' resolution (seconds), so under steady traffic most
+        // versions tie on it; the quieter one goes first then, never the one loaded earliest
+        // (that is usually the hottest).
+        .sort(
+          (x, y) =>
+            x.other.lastUsedAt - y.other.lastUsedAt ||
+            x.other.rate - y.other.rate ||
+            x.r.since - y.r.since,
+        )
+        .map(({ key }) => key)
+    );
   }
 
   private evictableMb(board: PlacementBoard, b: BoardBackend, v: SnapshotVersion): number {

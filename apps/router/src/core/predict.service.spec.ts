@@ -15,6 +15,7 @@ import {
   type TrafficSignalRecorder,
 } from '@mesh/routing';
 import { Registry } from 'prom-client';
+import { VersionNotResidentError } from '@mesh/kserve';
 import type {
   BackendDirectory,
   InferenceGateway,
@@ -284,10 +285,14 @@ describe('PredictService', () => {
 });
 
 describe('PredictService cold starts', () => {
-  function coldSetup(wait: (model: string, version: number) => Promise<void>) {
+  function coldSetup(
+    wait: (model: string, version: number) => Promise<void>,
+    { residentAtFirst = false, unloadedBeforeCall = 0 } = {},
+  ) {
     const registry = new Registry();
     const version = fakeVersion();
-    let served = false;
+    let served = residentAtFirst;
+    let unloads = unloadedBeforeCall;
     const samples: { outcome: string }[] = [];
     const traffic = new VersionTraffic({
       record: (s: { outcome: string }) => samples.push(s),
@@ -295,6 +300,10 @@ describe('PredictService cold starts', () => {
     const metrics = new RouterMetrics(registry, traffic);
     const inference: InferenceGateway = {
       infer: async (_v, batch) => {
+        if (unloads-- > 0) {
+          served = false;
+          throw new VersionNotResidentError('none holds it now', { model: 'm', version: '1' });
+        }
         const texts = (batch as unknown as { texts: string[] }).texts;
         return { shape: [texts.length, 1], data: Float32Array.from(texts, (t) => t.length) };
       },
@@ -367,6 +376,29 @@ describe('PredictService cold starts', () => {
     expect(requests).toContain('outcome="MODEL_LOADING"');
     expect(samples).toEqual([]);
     expect(traffic.inFlightNow()).toEqual([]);
+  });
+
+  it('waits once for a version unloaded between the pick and the call, then answers', async () => {
+    const { service, waits, samples } = coldSetup(async () => undefined, {
+      residentAtFirst: true,
+      unloadedBeforeCall: 1,
+    });
+    const r = await service.predict(ctx, tenant, { task: 't', text: 'abc' });
+    expect(r.prediction).toMatchObject({ label: 'len3' });
+    expect(waits).toEqual(['m@1']);
+    expect(r.coldStartMs).toEqual(expect.any(Number));
+    expect(samples.map((s) => s.outcome)).toEqual(['ok']);
+  });
+
+  it('does not wait twice: unloaded again after its load, the request fails', async () => {
+    const { service, waits } = coldSetup(async () => undefined, {
+      residentAtFirst: true,
+      unloadedBeforeCall: 2,
+    });
+    await expect(service.predict(ctx, tenant, { task: 't', text: 'abc' })).rejects.toBeInstanceOf(
+      VersionNotResidentError,
+    );
+    expect(waits).toEqual(['m@1']);
   });
 
   it('does not wait for a version that is not cold', async () => {

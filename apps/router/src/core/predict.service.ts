@@ -2,6 +2,7 @@ import { performance } from 'node:perf_hooks';
 import type { EncodedBatch, TextInput } from '@mesh/preprocessing';
 import type { Tenant } from '@mesh/routing';
 import type { InferenceGateway, ServableVersion } from '@mesh/inference';
+import { VersionNotResidentError } from '@mesh/kserve';
 import { describeError } from '../errors/error-view';
 import { BatchTooLargeError } from '../errors/router.errors';
 import { AdmissionService } from './admission.service';
@@ -120,14 +121,24 @@ export class PredictService {
         // wait (MODEL_LOADING) is the fleet's state, not the version's error in the signals.
         // The backend call's own deadline starts after the wait.
         let coldStartMs: number | undefined;
-        if (chosen.cold && this.coldStarts) {
+        const waitForLoad = async () => {
           const waitedFrom = performance.now();
-          await this.coldStarts.wait(model, chosen.version.version, ctx.signal);
-          coldStartMs = round(performance.now() - waitedFrom);
-        }
+          await this.coldStarts!.wait(model, chosen.version.version, ctx.signal);
+          coldStartMs = (coldStartMs ?? 0) + round(performance.now() - waitedFrom);
+        };
+        if (chosen.cold && this.coldStarts) await waitForLoad();
         this.metrics.routed(model, chosen.version.version);
         routed = true;
-        const result = await body(chosen);
+        let result: T;
+        try {
+          result = await body(chosen);
+        } catch (err: unknown) {
+          // Unloaded between the pick and the call (placement evicted it on every backend that
+          // held it): nothing ran, so it is a cold start after all; once.
+          if (!(err instanceof VersionNotResidentError) || !this.coldStarts) throw err;
+          await waitForLoad();
+          result = await body(chosen);
+        }
         const latencyMs = round(performance.now() - ctx.receivedAt);
         return { ...result, latencyMs, ...(coldStartMs !== undefined ? { coldStartMs } : {}) };
       } finally {

@@ -208,3 +208,48 @@ describe('ColdStartWaiter', () => {
     expect(call.done).toBe('ok');
   });
 });
+
+describe('ColdStartWaiter after a miss', () => {
+  /** The router's view says `m@1` is served; the backends no longer hold it. */
+  function stale() {
+    const clock = new ManualClock();
+    const view = new Set(['m@1']);
+    const truth = new Set<string>();
+    const demands: string[] = [];
+    const waiter = new ColdStartWaiter(
+      {
+        isReady: (m, v) => view.has(`${m}@${v}`),
+        refresh: async () => {
+          view.clear();
+          for (const x of truth) view.add(x);
+        },
+        demand: async (m, v) => {
+          demands.push(`${m}@${v}`);
+        },
+        observe: () => undefined,
+        warn: () => undefined,
+      },
+      { waitMs: 1000, refreshEveryMs: 100 },
+      clock,
+    );
+    return { clock, truth, demands, waiter };
+  }
+
+  it('looks at the backends before trusting its view, then waits as for a cold version', async () => {
+    const { clock, truth, demands, waiter } = stale();
+    const state = track(waiter.waitAfterMiss('m', 1));
+    await settle();
+    expect(state.done).toBe('pending');
+    expect(demands).toEqual(['m@1']);
+    truth.add('m@1'); // the placer loaded it again
+    await clock.advance(100);
+    expect(state.done).toBe('ok');
+  });
+
+  it('goes on at once when another backend still holds it', async () => {
+    const { truth, demands, waiter } = stale();
+    truth.add('m@1');
+    await expect(waiter.waitAfterMiss('m', 1)).resolves.toBeUndefined();
+    expect(demands).toEqual([]);
+  });
+});

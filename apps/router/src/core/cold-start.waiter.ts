@@ -97,6 +97,18 @@ export class ColdStartWaiter {
     return this.join(shared, signal);
   }
 
+  /**
+   * For a call that found the version gone from the backends it was routed to (unloaded since
+   * the last discovery round): the router's view is stale, so look at the backends first, then
+   * wait as for any cold version (at once when another backend still holds it).
+   */
+  async waitAfterMiss(model: string, version: number, signal?: AbortSignal): Promise<void> {
+    await this.ports
+      .refresh()
+      .catch((err: unknown) => this.ports.warn({ err }, 'cold-start discovery failed'));
+    return this.wait(model, version, signal);
+  }
+
   /** A `model@version@backend` notice from the placer: look at the backends now. */
   loaded(model: string, version: number): void {
     const shared = this.waits.get(`${model}@${version}`);

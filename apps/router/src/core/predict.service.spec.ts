@@ -348,6 +348,11 @@ describe('PredictService cold starts', () => {
           await wait(m, v);
           served = true;
         },
+        waitAfterMiss: async (m, v) => {
+          waits.push(`${m}@${v} after a miss`);
+          await wait(m, v);
+          served = true;
+        },
       },
     );
     return { service, registry, samples, traffic, waits };
@@ -385,7 +390,7 @@ describe('PredictService cold starts', () => {
     });
     const r = await service.predict(ctx, tenant, { task: 't', text: 'abc' });
     expect(r.prediction).toMatchObject({ label: 'len3' });
-    expect(waits).toEqual(['m@1']);
+    expect(waits).toEqual(['m@1 after a miss']);
     expect(r.coldStartMs).toEqual(expect.any(Number));
     expect(samples.map((s) => s.outcome)).toEqual(['ok']);
   });
@@ -398,7 +403,7 @@ describe('PredictService cold starts', () => {
     await expect(service.predict(ctx, tenant, { task: 't', text: 'abc' })).rejects.toBeInstanceOf(
       VersionNotResidentError,
     );
-    expect(waits).toEqual(['m@1']);
+    expect(waits).toEqual(['m@1 after a miss']);
   });
 
   it('does not wait for a version that is not cold', async () => {

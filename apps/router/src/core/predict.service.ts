@@ -43,7 +43,7 @@ export class PredictService {
     /** Merges concurrent single predicts of a version into shared calls; absent = one call each. */
     private readonly coalesced?: CoalescedInference,
     /** Holds requests for a version resident nowhere until it is loaded; absent = no wait. */
-    private readonly coldStarts?: Pick<ColdStartWaiter, 'wait'>,
+    private readonly coldStarts?: Pick<ColdStartWaiter, 'wait' | 'waitAfterMiss'>,
   ) {}
 
   predict(ctx: CallContext, tenant: Tenant, cmd: PredictCommand): Promise<PredictResult> {
@@ -121,9 +121,11 @@ export class PredictService {
         // wait (MODEL_LOADING) is the fleet's state, not the version's error in the signals.
         // The backend call's own deadline starts after the wait.
         let coldStartMs: number | undefined;
-        const waitForLoad = async () => {
+        const waitForLoad = async (afterMiss = false) => {
           const waitedFrom = performance.now();
-          await this.coldStarts!.wait(model, chosen.version.version, ctx.signal);
+          const v = chosen.version.version;
+          if (afterMiss) await this.coldStarts!.waitAfterMiss(model, v, ctx.signal);
+          else await this.coldStarts!.wait(model, v, ctx.signal);
           coldStartMs = (coldStartMs ?? 0) + round(performance.now() - waitedFrom);
         };
         if (chosen.cold && this.coldStarts) await waitForLoad();
@@ -136,7 +138,7 @@ export class PredictService {
           // Unloaded between the pick and the call (placement evicted it on every backend that
           // held it): nothing ran, so it is a cold start after all; once.
           if (!(err instanceof VersionNotResidentError) || !this.coldStarts) throw err;
-          await waitForLoad();
+          await waitForLoad(true);
           result = await body(chosen);
         }
         const latencyMs = round(performance.now() - ctx.receivedAt);

@@ -2,7 +2,7 @@ import { status } from '@grpc/grpc-js';
 import { createServer } from 'node:net';
 import { pollUntil } from '../../../test/support/poll';
 import { KServeBackendPool } from './kserve-backend-pool';
-import { BackendError, BackendUnavailableError } from './kserve.errors';
+import { BackendError, BackendUnavailableError, VersionNotResidentError } from './kserve.errors';
 import type { KServePoolOptions } from './kserve-pool.types';
 import { TensorSizeError } from './tensor.errors';
 import type { Tensor } from './tensor.types';
@@ -200,6 +200,29 @@ describe('KServeBackendPool against fake GRPCInferenceService servers', () => {
       expect(res.backend).toBe(b.address);
     }
     expect(p.backendsFor('m', '1').map((s) => s.address)).toEqual([b.address]);
+  });
+
+  it('a version unloaded from its only holder is not resident, not unavailable', async () => {
+    const a = await fake();
+    const b = await fake([{ name: 'other', version: '1' }]);
+    const p = await pool([a.address, b.address]);
+    a.models = []; // the placer evicted it since the last discovery
+    await expect(p.infer({ model: 'm', version: '1', inputs: [ids([1n])] })).rejects.toBeInstanceOf(
+      VersionNotResidentError,
+    );
+    // The circuit of a stays closed: its other models keep being served.
+    expect(p.status().find((s) => s.address === a.address)?.circuit).toBe('closed');
+  });
+
+  it('takes a backend nothing listens on out of rotation at the first refused call', async () => {
+    const a = await fake();
+    const b = await fake([{ name: 'other', version: '1' }]);
+    const p = await pool([a.address, b.address]);
+    a.stop(); // killed: m's only holder
+    await expect(p.infer({ model: 'm', version: '1', inputs: [ids([1n])] })).rejects.toBeInstanceOf(
+      VersionNotResidentError,
+    );
+    expect(p.status().find((s) => s.address === a.address)).toMatchObject({ ready: false });
   });
 
   it('enforces the deadline', async () => {

@@ -28,6 +28,10 @@ class NoCandidateError extends BackendUnavailableError {}
  * UNAVAILABLE details that mean the transport died while the request may
  * already have been delivered (so a ModelInfer retry could run it twice).
  */
+/** UNAVAILABLE details that mean nothing listens there: the backend is down, not busy. */
+const CONNECT_FAILED =
+  /no connection established|econnrefused|failed to connect|connection refused/i;
+
 const MAYBE_DELIVERED =
   /connection dropped|rst_stream|econnreset|epipe|goaway|premature close|stream closed/i;
 
@@ -248,11 +252,10 @@ export class KServeBackendPool {
       ]),
     );
     const what = version ? `model '${model}' version '${version}'` : `model '${model}'`;
-    if (
-      this.backends.some((b) => b.available()) &&
-      !this.backends.some((b) => b.serves(model, version))
-    ) {
-      // Backends are up but none holds the version (any more): it is cold, not unavailable.
+    const up = this.backends.filter((b) => b.available());
+    if (up.length > 0 && !up.some((b) => b.serves(model, version))) {
+      // Backends are up but none of them holds the version (any more; its holder may just have
+      // died): it is cold, not unavailable.
       return new VersionNotResidentError(`no healthy backend serves ${what}: none holds it now`, {
         model,
         version,
@@ -269,6 +272,16 @@ export class KServeBackendPool {
       return this.candidates(call.model, call.version, call.backends).length > 0;
     }
     if (err instanceof BackendError && err.grpcCode === GrpcStatus.UNAVAILABLE) {
+      if (CONNECT_FAILED.test(err.grpcMessage)) {
+        // Nothing listens there (a killed pod): out of rotation until discovery sees it answer
+        // again, so this call and the next ones go to the other holders, or become cold starts
+        // where it was the only one, instead of trying it until its circuit opens.
+        const down = this.backends.find((b) => b.address === err.backend);
+        if (down) {
+          down.ready = false;
+          down.lastError = err.grpcMessage;
+        }
+      }
       return !MAYBE_DELIVERED.test(err.grpcMessage);
     }
     return isTransient(err);

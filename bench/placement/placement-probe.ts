@@ -1,11 +1,7 @@
 import { readFileSync } from 'node:fs';
 import type { RedisClient } from '@mesh/config';
-import {
-  PlacementKeys,
-  memoryParamName,
-  type BackendLedger,
-  type PlacementDecision,
-} from '@mesh/placement';
+import { memoryParameterKey } from '@mesh/model-repository';
+import { PlacementKeys, type BackendLedger, type PlacementDecision } from '@mesh/placement';
 import type { BenchProcess } from '../router/bench-processes';
 
 /** Resident set size of a process in MB (0 once it is gone). */
@@ -79,7 +75,7 @@ export async function measureLoad(
   )) as {
     parameters?: Record<string, { string_value?: string }>;
   };
-  const raw = config.parameters?.[memoryParamName(version)]?.string_value;
+  const raw = config.parameters?.[memoryParameterKey(version)]?.string_value;
   await hostCall(host, 'POST', `/v2/repository/models/${model}/unload`);
   return { loadMs, footprintMb: raw === undefined ? undefined : Number(raw), rssDeltaMb };
 }

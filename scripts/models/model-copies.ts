@@ -7,8 +7,7 @@ import {
   writeFileSync,
 } from 'node:fs';
 import { join } from 'node:path';
-import { setModelConfigParameter } from '@mesh/model-repository';
-import { memoryParamName } from '@mesh/placement';
+import { memoryParameterKey, setModelConfigParameter } from '@mesh/model-repository';
 
 export interface ModelCopiesOptions {
   /** A model directory of a repository (Triton layout), e.g. model_repository/sentiment-en. */
@@ -46,7 +45,7 @@ export function writeModelCopies(options: ModelCopiesOptions): void {
     let text = config.replace(/^name:\s*"[^"]*"/m, `name: "${name}"`);
     if (options.memoryMb !== undefined) {
       for (const v of versions) {
-        text = setModelConfigParameter(text, file, memoryParamName(v), String(options.memoryMb));
+        text = setModelConfigParameter(text, file, memoryParameterKey(v), String(options.memoryMb));
       }
     }
     writeFileSync(file, text);

@@ -56,6 +56,7 @@ export {
   memoryParameterKey,
   memoryParameterProblems,
   wholeMb,
+  parseMemoryMb,
 } from './memory-footprint';
 export { ModelRepositoryError, type ModelRepositoryErrorCode } from './model-repository.errors';
 export {

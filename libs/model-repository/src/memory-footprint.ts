@@ -15,7 +15,7 @@ export function memoryParameterKey(version: number | string): string {
 }
 
 /** A positive, finite number of MB, or undefined for anything else (absent, "", "abc", "-1"). */
-function positiveMb(text: string | undefined): number | undefined {
+export function parseMemoryMb(text: string | undefined): number | undefined {
   if (text === undefined || text.trim() === '') return undefined;
   const n = Number(text);
   return Number.isFinite(n) && n > 0 ? n : undefined;
@@ -28,7 +28,7 @@ function positiveMb(text: string | undefined): number | undefined {
 export function memoryParameterProblems(config: ModelConfig): string[] {
   return Object.entries(config.parameters)
     .filter(([k]) => KEY.test(k))
-    .filter(([, p]) => positiveMb(p.stringValue) === undefined)
+    .filter(([, p]) => parseMemoryMb(p.stringValue) === undefined)
     .map(
       ([k, p]) =>
         `parameter '${k}' must be a positive number of MB (got ${JSON.stringify(p.stringValue ?? '')})`,
@@ -40,7 +40,7 @@ export function declaredMemoryMb(
   config: ModelConfig,
   version: number | string,
 ): number | undefined {
-  return positiveMb(config.parameters[memoryParameterKey(version)]?.stringValue);
+  return parseMemoryMb(config.parameters[memoryParameterKey(version)]?.stringValue);
 }
 
 /** Bytes as whole MB, rounded up, at least 1: a version never costs nothing. */

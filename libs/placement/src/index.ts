@@ -1,10 +1,5 @@
 export { PlacementKeys, parseVersionKey, versionKey } from './placement.keys';
-export {
-  MEMORY_BUDGET_EXTENSION,
-  budgetFromExtensions,
-  memoryParamName,
-  parseMemoryMb,
-} from './memory-footprint';
+export { MEMORY_BUDGET_EXTENSION, budgetFromExtensions } from './memory-footprint';
 export { PlacementDemand, type PendingDemand } from './placement.demand';
 export type {
   BackendLedger,

@@ -1,4 +1,4 @@
-import { budgetFromExtensions, memoryParamName, parseMemoryMb } from './memory-footprint';
+import { budgetFromExtensions } from './memory-footprint';
 import { tooLargeReason } from './placement-ledger.reader';
 import { PlacementKeys, parseVersionKey, versionKey } from './placement.keys';
 
@@ -24,22 +24,6 @@ describe('placement keys', () => {
 });
 
 describe('footprints and budgets', () => {
-  it('names the per-version parameter like model_sha256_v<N>', () => {
-    expect(memoryParamName(7)).toBe('memory_mb_v7');
-  });
-
-  it.each([
-    ['120', 120],
-    [' 85.5 ', 85.5],
-    ['0', undefined],
-    ['-3', undefined],
-    ['lots', undefined],
-    ['', undefined],
-    [undefined, undefined],
-  ])('parseMemoryMb(%p) → %p', (raw, expected) => {
-    expect(parseMemoryMb(raw)).toBe(expected);
-  });
-
   it('reads the budget a backend advertises, and none when absent or bad', () => {
     expect(budgetFromExtensions(['binary_tensor_data', 'memory_budget_mb=900'])).toBe(900);
     expect(budgetFromExtensions(['binary_tensor_data'])).toBeUndefined();

@@ -1,11 +1,12 @@
 import { join } from 'node:path';
 import {
+  declaredMemoryMb,
   ModelRepositoryReader,
   readPreprocessManifest,
   sha256File,
   type ModelConfig,
 } from '@mesh/model-repository';
-import { memoryParamName, parseMemoryMb, tooLargeReason } from '@mesh/placement';
+import { tooLargeReason } from '@mesh/placement';
 import type { Route } from './routing.types';
 
 /** Why a route edit names something the repository cannot serve. */
@@ -107,7 +108,7 @@ export class RouteEditValidator {
     const flagged = new Set(known.map((p) => p.version));
     const sized = route.versions.flatMap((v, i) => {
       if (!(v.weight > 0) || flagged.has(v.version)) return [];
-      const mb = parseMemoryMb(config.parameters[memoryParamName(v.version)]?.stringValue);
+      const mb = declaredMemoryMb(config, v.version);
       return mb === undefined ? [] : [{ version: v.version, mb, path: `versions[${i}].weight` }];
     });
     if (sized.length === 0) return [];

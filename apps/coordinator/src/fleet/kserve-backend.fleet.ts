@@ -1,5 +1,6 @@
 import { BackendError, type KServeClient } from '@mesh/kserve';
-import { budgetFromExtensions, memoryParamName, parseMemoryMb } from '@mesh/placement';
+import { memoryParameterKey, parseMemoryMb } from '@mesh/model-repository';
+import { budgetFromExtensions } from '@mesh/placement';
 import type { BackendFleet, BackendReadiness } from '../rollout/rollout.ports';
 import type { RepositoryModelCatalog } from './repository-model.catalog';
 
@@ -61,7 +62,7 @@ export class KServeBackendFleet implements BackendFleet {
       const { config } = await client.modelConfig(model, String(version), {
         deadlineMs: this.deadlineMs,
       });
-      return parseMemoryMb(config?.parameters?.[memoryParamName(version)]?.string_value);
+      return parseMemoryMb(config?.parameters?.[memoryParameterKey(version)]?.string_value);
     } catch {
       return undefined; // measured on a later load
     }

@@ -1,12 +1,13 @@
 import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import {
+  declaredMemoryMb,
+  estimateMemoryMb,
   ModelRepositoryReader,
   modelConfigToProtoJson,
   readPreprocessManifest,
   type ModelEntry,
 } from '@mesh/model-repository';
-import { memoryParamName, parseMemoryMb } from '@mesh/placement';
 import { PreprocessingService, type ModelVersionPreprocessor } from '@mesh/preprocessing';
 import type { ModelCatalog } from '../rollout/rollout.ports';
 
@@ -62,9 +63,9 @@ export class RepositoryModelCatalog implements ModelCatalog {
 
   /**
    * The footprint the repository gives a version: `memory_mb_v<N>` from config.pbtxt, or else
-   * an estimate of twice its model file's size (ONNX Runtime holds the weights plus its
-   * arena and optimized graph; about 2× the file for the demo models), used until a backend
-   * reports the measured size. Undefined when the version has neither.
+   * the estimate the embedded host also admits loads with (the model file once per instance
+   * plus one), used until a backend reports the measured size. Undefined when the version has
+   * neither.
    */
   async footprintMb(
     model: string,
@@ -72,12 +73,13 @@ export class RepositoryModelCatalog implements ModelCatalog {
   ): Promise<{ mb: number; source: 'declared' | 'estimated' } | undefined> {
     const entry = await this.reader.readModel(model);
     if (!entry?.config) return undefined;
-    const declared = parseMemoryMb(entry.config.parameters[memoryParamName(version)]?.stringValue);
+    const declared = declaredMemoryMb(entry.config, version);
     if (declared !== undefined) return { mb: declared, source: 'declared' };
     const file = entry.config.defaultModelFilename ?? 'model.onnx';
     try {
       const { size } = await stat(join(entry.dir, String(version), file));
-      return { mb: Math.max(1, Math.ceil((2 * size) / 2 ** 20)), source: 'estimated' };
+      const instances = entry.config.instanceGroup.reduce((n, g) => n + Math.max(1, g.count), 0);
+      return { mb: estimateMemoryMb(size, instances), source: 'estimated' };
     } catch {
       return undefined;
     }

@@ -361,6 +361,11 @@ describe('operator dashboard in headless Chromium (mesh up as processes)', () =>
     );
     expect(row.slice(0, 3)).toEqual(['question-type-zh', '2', 'READY']);
     expect(row[4]).toMatch(/^[0-9a-f]{64}$/);
+    // The placer's ledger of the backend (no budget here) and its decisions card.
+    await page.waitForSelector('[data-resident="question-type-zh/2"]', { timeout: 30_000 });
+    const placed = await page.$eval('[data-backend] p', (p) => p.textContent ?? '');
+    expect(placed).toMatch(/^\d+ MB placed, no budget$/);
+    await page.waitForSelector('[data-placement-decisions]');
     await screenshot('models');
   });
 

@@ -106,7 +106,11 @@ function dashboardDeps(
     table,
     heartbeats,
     signals,
-    routeValidator: new RouteEditValidator(config.MODEL_REPOSITORY),
+    // A weight edit from the dashboard is refused like one through the routers' admin API when
+    // the version is too large for every backend's budget (422 MODEL_TOO_LARGE).
+    routeValidator: new RouteEditValidator(config.MODEL_REPOSITORY, {
+      largestBudgetMb: () => ledger.largestBudgetMb(),
+    }),
     rollouts,
     rolloutRepository,
     jobs,

@@ -141,12 +141,21 @@ export class FencedWriteError extends MeshError {
 export class RouteEditRejectedError extends MeshError {
   readonly code: string;
 
-  constructor(readonly problems: readonly { code: string; path: string; message: string }[]) {
+  readonly problems: readonly { code: string; path: string; message: string }[];
+
+  constructor(listed: readonly { code: string; path: string; message: string }[]) {
+    // A version too large for every backend's budget leads: it is the answer's code (422
+    // MODEL_TOO_LARGE), because no wait or force can make it servable; the others still list.
+    const problems = [
+      ...listed.filter((p) => p.code === 'MODEL_TOO_LARGE'),
+      ...listed.filter((p) => p.code !== 'MODEL_TOO_LARGE'),
+    ];
     super(
       problems.length === 1 && problems[0]
         ? `route refused: ${problems[0].path}: ${problems[0].message}`
         : `route refused: ${problems.map((p) => `${p.path}: ${p.message}`).join('; ')}`,
     );
+    this.problems = problems;
     this.code = problems[0]?.code ?? 'INVALID_ROUTING_CONFIG';
   }
 }

@@ -73,13 +73,8 @@ export class AdminService {
   async upsertRoute(route: Route, expectedEpoch?: number, force = false): Promise<RouteEditResult> {
     const checker = this.options.checker;
     const problems = checker ? await checker.problems(route) : [];
-    const tooLarge = problems.filter((p) => p.code === 'MODEL_TOO_LARGE');
-    if (tooLarge.length > 0) {
-      // First, so the answer's code is MODEL_TOO_LARGE; the other problems still listed.
-      const rest = problems.filter((p) => p.code !== 'MODEL_TOO_LARGE');
-      throw new RouteEditRejectedError([...tooLarge, ...rest]);
-    }
-    if (problems.length > 0 && !force) throw new RouteEditRejectedError(problems);
+    const tooLarge = problems.some((p) => p.code === 'MODEL_TOO_LARGE');
+    if (problems.length > 0 && (!force || tooLarge)) throw new RouteEditRejectedError(problems);
     const result = await this.repository.upsertRoute(route, this.opts(expectedEpoch));
     const applied = await this.applied('route.upsert', `${route.tenant}/${route.task}`, result);
     const unroutable = checker ? await checker.unroutable(route) : {};

@@ -31,11 +31,22 @@ ${routes.join('\n')}
   return file;
 }
 
-export function startHost(name: string, repo: string, budgetMb?: number): Promise<BenchProcess> {
+/** `loadAll`: every model loaded at start (`--load-model=*`), as every backend held them before placement. */
+export function startHost(
+  name: string,
+  repo: string,
+  budgetMb?: number,
+  loadAll = false,
+): Promise<BenchProcess> {
   return startProcess(
     name,
     'dist/apps/model-host/src/main.js',
-    ['--model-repository', repo, '--model-control-mode=explicit'],
+    [
+      '--model-repository',
+      repo,
+      '--model-control-mode=explicit',
+      ...(loadAll ? ['--load-model=*'] : []),
+    ],
     {
       MODEL_HOST_HTTP_PORT: '0',
       MODEL_HOST_GRPC_PORT: '0',
@@ -68,10 +79,14 @@ export async function startArm(o: {
   seed: string;
   hosts: number;
   budgetMb?: number;
+  /** Every model loaded at start on every host (the arm without placement). */
+  loadAll?: boolean;
   minResidencyMs: number;
 }): Promise<Arm> {
   const hosts = await Promise.all(
-    Array.from({ length: o.hosts }, (_, i) => startHost(`${o.name}-host-${i}`, o.repo, o.budgetMb)),
+    Array.from({ length: o.hosts }, (_, i) =>
+      startHost(`${o.name}-host-${i}`, o.repo, o.budgetMb, o.loadAll),
+    ),
   );
   const endpoints = hosts.map(grpcAddress).join(',');
   const coordinator = await startProcess(

@@ -108,8 +108,9 @@ async function waitAllResident(redis: RedisClient, arm: Arm, versions: number): 
   for (;;) {
     const resident = (await ledgers(redis, arm.prefix)).map((l) => l.resident.length);
     if (resident.length === arm.hosts.length && resident.every((n) => n >= versions)) return;
+    log(`all-resident arm: ${resident.join(' + ') || 0} of ${versions} per host counted`);
     if (Date.now() > deadline) throw new Error(`all-resident arm never held ${versions} versions`);
-    await new Promise((r) => setTimeout(r, 1000));
+    await new Promise((r) => setTimeout(r, 5000));
   }
 }
 
@@ -214,7 +215,8 @@ async function main(): Promise<void> {
     memoryMb: load.footprintMb,
   });
   const seed = writeSeed(repo, models, VERSION);
-  const perHost = Math.max(1, Math.round(o.versions / 4 / 2));
+  // Each host's budget holds about a quarter of the catalog (half of it across both hosts).
+  const perHost = Math.max(1, Math.round(o.versions / 4));
   const budgetMb = perHost * load.footprintMb;
   const weights = zipfWeights(o.versions, ZIPF_S);
   const hot = hotSet(weights, 0.8).map((k) => models[k]!);
@@ -241,6 +243,7 @@ async function main(): Promise<void> {
       repo,
       seed,
       hosts: 2,
+      loadAll: true,
       minResidencyMs: 10_000,
     });
     arms.push(all);

@@ -104,6 +104,16 @@ export class PlacementBoard {
     return this.now - r.since >= this.options.minResidencyMs;
   }
 
+  /**
+   * Used since it became resident here: a waiting request may then evict it before the
+   * minimum residency (the copy did what it was loaded for). A copy loaded for a cold start
+   * and not used yet stays, so its waiting requests are not sent back to wait again.
+   */
+  usedSinceLoad(r: SnapshotResident, v: SnapshotVersion): boolean {
+    const resolution = this.options.lastUseResolutionMs ?? 5_000;
+    return v.lastUsedAt > 0 && v.lastUsedAt > r.since - resolution;
+  }
+
   /** In flight, pinned by a running job, in an active rollout, or asked for: never evicted. */
   guarded(v: SnapshotVersion): boolean {
     return v.inFlight > 0 || v.wanted.some((w) => w === 'pin' || w === 'rollout' || w === 'demand');

@@ -108,6 +108,40 @@ describe('PlacementPolicy with budgets', () => {
     ]);
   });
 
+  it('lets a waiting request evict a young copy that has served since its load, never an unused one', () => {
+    const young = NOW - 10_000; // well within the minimum residency
+    const plan = policy.plan(
+      snapshot(
+        [
+          backend('a', 200, [
+            ['served', 100, young],
+            ['unused', 100, young],
+          ]),
+        ],
+        [
+          version('served', { lastUsedAt: NOW - 5_000, rate: 1 }),
+          version('unused', { lastUsedAt: 0 }),
+          version('new', { wanted: ['route', 'demand'] }),
+        ],
+      ),
+    );
+    expect(plan.changes.map(brief)).toEqual(['unload served a evict', 'load new a demand']);
+  });
+
+  it('keeps young copies for loads that only follow traffic (no waiting request)', () => {
+    const young = NOW - 10_000;
+    const plan = policy.plan(
+      snapshot(
+        [backend('a', 100, [['served', 100, young]])],
+        [
+          version('served', { lastUsedAt: NOW - 5_000, rate: 1 }),
+          version('busy', { rate: 40, lastUsedAt: NOW }),
+        ],
+      ),
+    );
+    expect(plan.changes).toEqual([]);
+  });
+
   it('on a tie in last use (same signal bucket) evicts the quieter version, not the oldest', () => {
     const sameBucket = NOW - 5_000;
     const plan = policy.plan(

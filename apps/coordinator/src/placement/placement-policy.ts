@@ -177,10 +177,14 @@ export class PlacementPolicy {
     v: SnapshotVersion | undefined,
   ): string[] {
     const forKey = v ? versionKey(v.model, v.version) : '';
+    // A waiting request does not wait out the minimum residency (that hysteresis is for copies
+    // following traffic): it may take the room of any copy that has served since its load.
+    const forDemand = v?.wanted.includes('demand') === true;
     return (
       [...b.resident.entries()]
-        .filter(([key, r]) => key !== forKey && board.settled(r))
+        .filter(([key]) => key !== forKey)
         .map(([key, r]) => ({ key, r, other: board.version(key, r) }))
+        .filter(({ r, other }) => board.settled(r) || (forDemand && board.usedSinceLoad(r, other)))
         .filter(({ key, other }) => {
           if (board.guarded(other)) return false;
           // A waiting request takes the least recently used room. Otherwise only what is

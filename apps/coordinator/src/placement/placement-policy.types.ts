@@ -62,6 +62,11 @@ export interface PolicyOptions {
   minResidencyMs: number;
   /** Requests per second one copy should carry. */
   ratePerCopy: number;
+  /**
+   * Resolution of `lastUsedAt` (the routers' signal bucket, 5 s by default): a version whose last
+   * use is at most this long before it became resident has served since its load.
+   */
+  lastUseResolutionMs?: number;
 }
 
 /** One load or unload the placer should carry out, in order. */

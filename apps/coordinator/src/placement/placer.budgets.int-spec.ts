@@ -69,13 +69,15 @@ describe('Placer with budgets (real Redis, fake backends)', () => {
     sources.routeList = ['a1', 'a2', 'a3', 'b1', 'b2', 'b3', 'cold'].map((m) => route(m));
     for (const m of ['a1', 'a2', 'a3']) backends.host(A).models.set(m, [1]);
     for (const m of ['b1', 'b2', 'b3']) backends.host(B).models.set(m, [1]);
+    // Every last use predates the first pass by more than a signal bucket: no copy has served
+    // since the ledger started its clock, so even a waiting request waits out the residency.
     sources.traffic = [
-      { model: 'a1', version: 1, requests: 30, lastBucketAt: clock.ms - 5_000 },
+      { model: 'a1', version: 1, requests: 30, lastBucketAt: clock.ms - 9_000 },
       { model: 'a2', version: 1, requests: 30, lastBucketAt: clock.ms - 20_000 },
       { model: 'a3', version: 1, requests: 30, lastBucketAt: clock.ms - 10_000 },
-      { model: 'b1', version: 1, requests: 30, lastBucketAt: clock.ms - 1_000 },
-      { model: 'b2', version: 1, requests: 30, lastBucketAt: clock.ms - 2_000 },
-      { model: 'b3', version: 1, requests: 30, lastBucketAt: clock.ms - 3_000 },
+      { model: 'b1', version: 1, requests: 30, lastBucketAt: clock.ms - 6_000 },
+      { model: 'b2', version: 1, requests: 30, lastBucketAt: clock.ms - 7_000 },
+      { model: 'b3', version: 1, requests: 30, lastBucketAt: clock.ms - 8_000 },
     ];
     await first.placer.reconcile(); // the ledger starts every residency clock now
     await first.demand.request('cold', 1, 'worker-1');

@@ -41,8 +41,10 @@ export interface PlacementReport {
   };
   load: { medianMs: number; maxMs: number; rssDeltaMb: number[] };
   rounds: ArmRound[];
-  /** Audited evictions of hot-set versions after the first placed round (settled). */
+  /** Unloads that left a hot-set version resident nowhere, after the first placed round. */
   hotSetEvictionsAfterSettle: string[];
+  /** Unloads of one copy of a hot-set version (others may still serve it), after settling. */
+  hotSetCopyUnloadsAfterSettle: number;
   goals: { goal: string; measured: string; met: boolean }[];
   durationSeconds: number;
 }
@@ -116,7 +118,8 @@ export function renderMarkdown(r: PlacementReport): string {
         `${fmt(x.rssMb)} | ${x.overBudget} |`,
     ),
     '',
-    `Hot-set evictions after the first placed round: ${r.hotSetEvictionsAfterSettle.length === 0 ? 'none' : r.hotSetEvictionsAfterSettle.join(', ')}.`,
+    `Hot-set versions left resident nowhere after the first placed round: ${r.hotSetEvictionsAfterSettle.length === 0 ? 'none' : r.hotSetEvictionsAfterSettle.join(', ')}. ` +
+      `Unloads of one copy of a hot-set version in that time: ${r.hotSetCopyUnloadsAfterSettle}.`,
     '',
     `Run time ${Math.round(r.durationSeconds)} s. Reproduce: \`npm run bench:placement${r.quick ? ' -- --quick' : ''}\`.`,
     '',

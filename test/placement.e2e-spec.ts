@@ -7,8 +7,8 @@ import { PlacementKeys, type BackendLedger } from '@mesh/placement';
 import { writeModelCopies } from '../scripts/models/model-copies';
 import { ndjsonOf, results, startWorker, submitNdjson, waitForState } from './bulk-jobs.helpers';
 import { call } from './router-e2e.helpers';
-import { freePort, startCoordinator, startRouter } from './rollout-e2e.helpers';
-import { ROOT, startApp, uniquePrefix, type StartedApp } from './support/app-process';
+import { freePort, startCoordinator, startHost, startRouter } from './rollout-e2e.helpers';
+import { ROOT, uniquePrefix, type StartedApp } from './support/app-process';
 import { pollUntil } from './support/poll';
 
 /**
@@ -62,18 +62,9 @@ ${routes.join('\n')}
   return seed;
 }
 
+/** A host in explicit mode that loads nothing at start: the placer fills it. */
 function startBudgetedHost(grpcPort: number): Promise<StartedApp> {
-  return startApp(
-    'model-host',
-    {
-      MODEL_HOST_HTTP_PORT: '0',
-      MODEL_HOST_GRPC_PORT: String(grpcPort),
-      MODEL_HOST_METRICS_PORT: '0',
-      MODEL_REPOSITORY: repo,
-      MODEL_HOST_MEMORY_BUDGET_MB: String(BUDGET_MB),
-    },
-    { listeners: ['http', 'grpc', 'metrics'], args: ['--model-control-mode=explicit'] },
-  );
+  return startHost(repo, grpcPort, false, { MODEL_HOST_MEMORY_BUDGET_MB: String(BUDGET_MB) });
 }
 
 async function ledgers(): Promise<BackendLedger[]> {

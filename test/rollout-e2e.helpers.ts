@@ -86,6 +86,7 @@ export function startHost(
   repo: string,
   grpcPort: number,
   loadAtStartup = true,
+  env: Record<string, string> = {},
 ): Promise<StartedApp> {
   return startApp(
     'model-host',
@@ -94,6 +95,7 @@ export function startHost(
       MODEL_HOST_GRPC_PORT: String(grpcPort),
       MODEL_HOST_METRICS_PORT: '0',
       MODEL_REPOSITORY: repo,
+      ...env,
     },
     {
       listeners: ['http', 'grpc', 'metrics'],

@@ -1,4 +1,4 @@
-import { Agent, request } from 'node:http';
+import { postJsonForAnswer } from '../router/http-post';
 
 /** One answered request of the benchmark. */
 export interface Sample {
@@ -46,37 +46,6 @@ export function rankStream(weights: readonly number[], seed: number): () => numb
   };
 }
 
-const agent = new Agent({ keepAlive: true, maxSockets: Infinity });
-
-function post(url: string, body: string, key: string): Promise<{ status: number; text: string }> {
-  const u = new URL(url);
-  return new Promise((resolve, reject) => {
-    const req = request(
-      {
-        host: u.hostname,
-        port: u.port,
-        path: u.pathname,
-        method: 'POST',
-        agent,
-        headers: {
-          'content-type': 'application/json',
-          'content-length': Buffer.byteLength(body),
-          authorization: `Bearer ${key}`,
-        },
-      },
-      (res) => {
-        let text = '';
-        res.setEncoding('utf8');
-        res.on('data', (c: string) => (text += c));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, text }));
-        res.on('error', reject);
-      },
-    );
-    req.on('error', reject);
-    req.end(body);
-  });
-}
-
 export interface DriveOptions {
   routerUrl: string;
   key: string;
@@ -103,10 +72,12 @@ export async function drive(o: DriveOptions): Promise<Sample[]> {
         });
         const at = Date.now();
         const t0 = performance.now();
-        const r = await post(`${o.routerUrl}/v1/predict`, body, o.key).catch((err: unknown) => ({
-          status: 0,
-          text: String(err),
-        }));
+        const r = await postJsonForAnswer(`${o.routerUrl}/v1/predict`, body, o.key).catch(
+          (err: unknown) => ({
+            status: 0,
+            text: String(err),
+          }),
+        );
         const ms = performance.now() - t0;
         let coldMs: number | undefined;
         if (r.status === 200) {

@@ -8,9 +8,28 @@ import { Agent, request } from 'node:http';
 const agent = new Agent({ keepAlive: true, maxSockets: Infinity, maxFreeSockets: 1024 });
 
 /** POSTs a JSON body and resolves once the whole answer is read; non-200 rejects. */
-export function postJson(url: string, body: string, key?: string): Promise<void> {
+export async function postJson(url: string, body: string, key?: string): Promise<void> {
+  const { status } = await send(url, body, key, false);
+  if (status !== 200) throw new Error(`HTTP ${status}`);
+}
+
+/** POSTs a JSON body and resolves with the status and the answer's text, whatever the status. */
+export function postJsonForAnswer(
+  url: string,
+  body: string,
+  key?: string,
+): Promise<{ status: number; text: string }> {
+  return send(url, body, key, true);
+}
+
+function send(
+  url: string,
+  body: string,
+  key: string | undefined,
+  keepText: boolean,
+): Promise<{ status: number; text: string }> {
   const u = new URL(url);
-  return new Promise<void>((resolve, reject) => {
+  return new Promise((resolve, reject) => {
     const req = request(
       {
         host: u.hostname,
@@ -25,10 +44,13 @@ export function postJson(url: string, body: string, key?: string): Promise<void>
         },
       },
       (res) => {
-        res.on('data', () => undefined);
-        res.on('end', () =>
-          res.statusCode === 200 ? resolve() : reject(new Error(`HTTP ${res.statusCode}`)),
-        );
+        let text = '';
+        if (keepText) res.setEncoding('utf8');
+        // The router arms only need the status: the bytes are read and dropped.
+        res.on('data', (c: string) => {
+          if (keepText) text += c;
+        });
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, text }));
         res.on('error', reject);
       },
     );

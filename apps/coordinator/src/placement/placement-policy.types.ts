@@ -1,4 +1,4 @@
-import type { PlacementAction, PlacementReason } from '@mesh/placement';
+import type { PlacementDecision } from '@mesh/placement';
 
 /** Why a version must stay resident somewhere (none: nobody wants it any more). */
 export type WantReason = 'route' | 'shadow' | 'pin' | 'rollout' | 'demand';
@@ -69,15 +69,8 @@ export interface PolicyOptions {
   lastUseResolutionMs?: number;
 }
 
-/** One load or unload the placer should carry out, in order. */
-export interface PlannedChange {
-  action: PlacementAction;
-  model: string;
-  version: number;
-  backend: string;
-  reason: PlacementReason;
-  mb: number;
-}
+/** One load or unload the placer should carry out, in order (an audit entry before its time). */
+export type PlannedChange = Omit<PlacementDecision, 'at' | 'error'>;
 
 /** A load that could not be placed this pass, and why. */
 export interface SkippedLoad {

@@ -61,3 +61,37 @@ describe('RedisTrafficSignalSource.requestsByVersion (real Redis)', () => {
     ).toEqual([]);
   });
 });
+
+describe('TrafficSignalRecorder last use (real Redis)', () => {
+  it("writes each version's latest request time at the flush, not the bucket's start", async () => {
+    let now = T0 + 1234;
+    const key = `${PREFIX}:{placement}:last-use`;
+    const recorder = new TrafficSignalRecorder(redis, {
+      keyPrefix: PREFIX,
+      bucketMs: BUCKET,
+      now: () => now,
+      lastUseKey: key,
+    });
+    const sample = (version: number) => ({
+      task: 't',
+      model: 'lu',
+      version,
+      outcome: 'ok',
+      latencyMs: 3,
+    });
+    recorder.record(sample(1));
+    now += 700;
+    recorder.record(sample(1));
+    recorder.record(sample(2));
+    await recorder.flush();
+    expect(await redis.hgetall(key)).toEqual({
+      'lu@1': String(T0 + 1934),
+      'lu@2': String(T0 + 1934),
+    });
+    now += 5_000;
+    recorder.record(sample(2));
+    await recorder.close();
+    expect(await redis.hget(key, 'lu@2')).toBe(String(T0 + 6934));
+    expect(await redis.hget(key, 'lu@1')).toBe(String(T0 + 1934));
+  });
+});

@@ -19,6 +19,12 @@ export interface TrafficSignalRecorderOptions {
   now?: () => number;
   /** Called when a flush fails (its counts are dropped, never double-counted). */
   onFlushError?: (err: unknown) => void;
+  /**
+   * A hash the flush also writes each version's last request time into (`model@version` →
+   * unix ms), at the flush's resolution rather than a bucket's: the placer's least recently used
+   * order (`PlacementKeys.lastUse`). Unset: not written.
+   */
+  lastUseKey?: string;
 }
 
 /** One finished request that reached a version. */
@@ -53,6 +59,8 @@ export class TrafficSignalRecorder {
   private readonly flushIntervalMs: number;
   private readonly now: () => number;
   private pending = new Map<number, Map<string, number>>();
+  /** `model@version` → unix ms of its latest request since the last flush. */
+  private lastUse = new Map<string, number>();
   private timer?: NodeJS.Timeout;
   private flushing?: Promise<void>;
 
@@ -67,7 +75,9 @@ export class TrafficSignalRecorder {
   }
 
   record(s: TrafficSample): void {
-    const bucket = this.bucketAt(this.now());
+    const now = this.now();
+    const bucket = this.bucketAt(now);
+    if (this.options.lastUseKey) this.lastUse.set(`${s.model}@${s.version}`, now);
     add(bucket, signalField(s.task, s.model, s.version, 'r'));
     if (s.outcome === 'ok') {
       add(bucket, signalField(s.task, s.model, s.version, `l:${latencyBucket(s.latencyMs)}`));
@@ -98,10 +108,12 @@ export class TrafficSignalRecorder {
   /** Writes the counts gathered so far (flushes never overlap; a second call joins the first). */
   async flush(): Promise<void> {
     while (this.flushing) await this.flushing;
-    if (this.pending.size === 0) return;
+    if (this.pending.size === 0 && this.lastUse.size === 0) return;
     const batch = this.pending;
+    const lastUse = this.lastUse;
     this.pending = new Map();
-    this.flushing = this.write(batch)
+    this.lastUse = new Map();
+    this.flushing = this.write(batch, lastUse)
       .catch((err: unknown) => this.options.onFlushError?.(err))
       .finally(() => {
         this.flushing = undefined;
@@ -119,7 +131,15 @@ export class TrafficSignalRecorder {
     return bucket;
   }
 
-  private async write(batch: Map<number, Map<string, number>>): Promise<void> {
+  private async write(
+    batch: Map<number, Map<string, number>>,
+    lastUse: Map<string, number>,
+  ): Promise<void> {
+    if (this.options.lastUseKey && lastUse.size > 0) {
+      // Its own slot ({placement}), so not in the buckets' transaction.
+      await this.redis.hset(this.options.lastUseKey, Object.fromEntries(lastUse));
+    }
+    if (batch.size === 0) return;
     const tx = this.redis.multi();
     for (const [start, fields] of batch) {
       const key = signalBucketKey(this.options.keyPrefix, start);

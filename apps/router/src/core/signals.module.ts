@@ -9,6 +9,7 @@ import {
   RoutingTableRepository,
   TrafficSignalRecorder,
 } from '@mesh/routing';
+import { PlacementKeys } from '@mesh/placement';
 import type { Logger } from 'pino';
 import type { RouterConfig } from '../router.config';
 import { RouterLifecycle } from '../router.lifecycle';
@@ -26,6 +27,8 @@ function trafficRecorder(...[config, logger, redis]: Context): TrafficSignalReco
     bucketMs: config.ROUTER_SIGNAL_BUCKET_MS,
     flushIntervalMs: config.ROUTER_SIGNAL_FLUSH_MS,
     onFlushError: (err) => logger.warn({ err }, 'traffic signal flush failed'),
+    // The placer evicts the least recently used version: it reads these (docs/placement.md).
+    lastUseKey: new PlacementKeys(config.REDIS_KEY_PREFIX).lastUse(),
   });
 }
 

@@ -142,6 +142,25 @@ describe('PlacementPolicy with budgets', () => {
     expect(plan.changes).toEqual([]);
   });
 
+  it('under a miss storm keeps a steady version over a tail one used more recently', () => {
+    const plan = policy.plan(
+      snapshot(
+        [
+          backend('a', 200, [
+            ['steady', 100, OLD],
+            ['tail', 100, OLD],
+          ]),
+        ],
+        [
+          version('steady', { lastUsedAt: NOW - 3_000, rate: 0.5 }),
+          version('tail', { lastUsedAt: NOW - 500, rate: 0.03 }),
+          version('new', { wanted: ['route', 'demand'] }),
+        ],
+      ),
+    );
+    expect(plan.changes.map(brief)).toEqual(['unload tail a evict', 'load new a demand']);
+  });
+
   it('on a tie in last use (same signal bucket) evicts the quieter version, not the oldest', () => {
     const sameBucket = NOW - 5_000;
     const plan = policy.plan(

@@ -194,13 +194,16 @@ export class PlacementPolicy {
           if (board.evicted.has(versionKey(v.model, v.version))) return false;
           return board.copies(key) > 1 || other.rate < v.rate;
         })
-        // Last use has the signal buckets' resolution (seconds), so under steady traffic most
-        // versions tie on it; the quieter one goes first then, never the one loaded earliest
-        // (that is usually the hottest).
+        // Idle versions (no request in the rate window) go first, least recently used first.
+        // Among versions with traffic the quietest goes first: under a miss storm a tail
+        // version just loaded for one request is used more recently than a hot one carrying a
+        // steady share, and plain recency would evict the hot set (LRU with frequency, as
+        // LRU-K caches do). The copy loaded earliest never goes first on a tie.
         .sort(
           (x, y) =>
+            Number(x.other.rate > 0) - Number(y.other.rate > 0) ||
+            (x.other.rate > 0 ? x.other.rate - y.other.rate : 0) ||
             x.other.lastUsedAt - y.other.lastUsedAt ||
-            x.other.rate - y.other.rate ||
             x.r.since - y.r.since,
         )
         .map(({ key }) => key)

@@ -15,6 +15,7 @@ import { RouteMethodIndex } from './http/route-methods.index';
 import { buildRouterOpenApi } from './openapi/router.openapi';
 import { NDJSON } from './jobs/jobs.controller';
 import { installAccessLogHook, installRequestIdHook } from './http/request-id.hook';
+import { installTraceHook } from './http/trace.hook';
 import { AccessLog } from './core/access.log';
 import { loadRouterConfig, type RouterConfig } from './router.config';
 import { RouterModule } from './router.module';
@@ -65,6 +66,7 @@ function configureHttp(app: NestFastifyApplication, logger: Logger): void {
   // of our own would only be replaced (Fastify's FSTWRN004 at every start).
   app.useGlobalFilters(new HttpErrorFilter(logger, routes));
   installRequestIdHook(fastify);
+  installTraceHook(fastify);
   installAccessLogHook(fastify, app.get(AccessLog));
   installJsonBodyParser(fastify);
   // NDJSON job uploads reach the handler as the raw stream: the job parser enforces its own

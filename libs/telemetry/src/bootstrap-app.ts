@@ -6,6 +6,7 @@ import { createHttpApp, listenHttp, type HttpAppOptions } from './http-app';
 import { createLogger, type Logger } from './logger';
 import { checkRedisAtBoot } from './redis-boot.check';
 import { announceRedisPrefix, runMain } from './run-app';
+import { startTracing } from './tracing';
 
 /** What every app's config has (commonEnv); `redisEnv` (REDIS_KEY_PREFIX...) when it uses Redis. */
 export interface AppConfig extends RedisEnvValues {
@@ -39,10 +40,12 @@ export interface BootstrapOptions<C extends AppConfig, P> {
 }
 
 /**
- * The one `main()` of the four apps: config (fail fast), logger, the Redis settings check (an app
- * with `redisEnv`), prepare, a Nest app on Fastify, then init, microservices, HTTP, in that order. `app.init()` comes first because
- * `startAllMicroservices` does not run the bootstrap hooks: a gRPC port would otherwise take
- * calls before the app loaded what it serves (the router's routing table and backends).
+ * The one `main()` of the four apps: config (fail fast), logger, tracing (when an OTLP endpoint
+ * is set; flushed after the app closed), the Redis settings check (an app with `redisEnv`),
+ * prepare, a Nest app on Fastify, then init, microservices, HTTP, in that order. `app.init()`
+ * comes first because `startAllMicroservices` does not run the bootstrap hooks: a gRPC port
+ * would otherwise take calls before the app loaded what it serves (the router's routing table
+ * and backends).
  */
 export function bootstrapApp<C extends AppConfig, P = undefined>(
   options: BootstrapOptions<C, P>,
@@ -50,6 +53,7 @@ export function bootstrapApp<C extends AppConfig, P = undefined>(
   return runMain(options.service, async () => {
     const config = options.loadConfig();
     const logger = createLogger(options.service, config.LOG_LEVEL);
+    const tracing = startTracing(options.service, logger);
     if (config.REDIS_KEY_PREFIX !== undefined) {
       const redis = redisEndpointOf(config);
       announceRedisPrefix(logger, config.REDIS_KEY_PREFIX, redis);
@@ -64,6 +68,14 @@ export function bootstrapApp<C extends AppConfig, P = undefined>(
     await listenHttp(app, options.httpPort(config), config.HOST, logger, 'http');
     await options.afterListen?.(app, boot);
     const close = options.close ?? (() => app.close());
-    return { app: { close: () => close(app, boot) }, logger };
+    // Spans of the last requests leave after the drain, before the process exits.
+    const closeAll = async () => {
+      try {
+        await close(app, boot);
+      } finally {
+        await tracing?.shutdown();
+      }
+    };
+    return { app: { close: closeAll }, logger };
   });
 }

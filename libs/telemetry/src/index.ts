@@ -44,3 +44,22 @@ export {
   type BootstrapOptions,
 } from './bootstrap-app';
 export { ADMIN_AUTHENTICATOR, METRICS_REGISTRY, READINESS_CHECKS } from './telemetry.tokens';
+export {
+  endSpan,
+  linkTo,
+  OTLP_PROTOCOLS,
+  recordChildSpan,
+  SpanKind,
+  spanContextOf,
+  startChildSpan,
+  startRemoteChildSpan,
+  startTracing,
+  traceparentOf,
+  tracingEnabled,
+  tracingSettingsOf,
+  type OtlpProtocol,
+  type Span,
+  type SpanStart,
+  type TracingHandle,
+  type TracingSettings,
+} from './tracing';

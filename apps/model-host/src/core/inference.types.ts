@@ -1,3 +1,4 @@
+import type { Span } from '@mesh/telemetry';
 import type { FixedDatatype, KServeDatatype } from '@mesh/kserve';
 
 /**
@@ -31,6 +32,11 @@ export interface InferRequest {
   timeoutUs: number;
   /** Aborts when the caller leaves; a request still queued then is dropped, never run. */
   signal?: AbortSignal;
+  /**
+   * The request's server span, while tracing is on and the caller sent a `traceparent`: its
+   * queue wait and batch execution are recorded under it, from main-thread timings.
+   */
+  span?: Span;
 }
 
 /** A result tensor: the model's own datatypes, or BYTES (4-byte length + bytes per element). */

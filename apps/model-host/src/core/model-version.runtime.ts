@@ -1,4 +1,6 @@
+import { performance } from 'node:perf_hooks';
 import { ELEMENT_BYTES, type FixedDatatype } from '@mesh/kserve';
+import { recordChildSpan, type Span } from '@mesh/telemetry';
 import { assembleBatch, splitOutput } from '../batching/batch-assembler';
 import type { QueuedItem } from '../batching/batching.types';
 import { DynamicBatcher } from '../batching/dynamic-batcher';
@@ -40,6 +42,8 @@ interface Done {
   outputs: HostTensor[];
   queueNs: number;
   compute: ComputeTimings;
+  /** The batch this request ran in, for its spans: when it started and ended (hrtime ns). */
+  batch: { seq: number; requests: number; rows: number; startedNs: bigint; endedNs: bigint };
 }
 
 /** Triton's `reason` label of nv_inference_request_failure for a host error code. */
@@ -61,6 +65,8 @@ export class ModelVersionRuntime {
   private readonly batcher: DynamicBatcher<Work>;
   private readonly trimmable = new Map<string, Set<number>>();
   private readonly labels: { model: string; version: string };
+  /** Batches run so far: the last part of the batch id a traced request's span records. */
+  private batches = 0;
 
   constructor(
     readonly spec: ModelVersionSpec,
@@ -113,6 +119,7 @@ export class ModelVersionRuntime {
         length,
         req.signal,
       );
+      if (req.span) this.recordSpans(req.span, done, rows);
       this.stats.recordSuccess(elapsed(), done.queueNs, done.compute, rows);
       this.metrics.requestSucceeded(this.labels, elapsed(), done.queueNs, done.compute, rows);
       return {
@@ -160,8 +167,39 @@ export class ModelVersionRuntime {
     await this.executor.close();
   }
 
+  /**
+   * A traced request's children, from the main thread's timings (the ORT workers know nothing
+   * of tracing): its wait in the queue, then the batch it ran in. Each request of a batch
+   * records the same batch id, so the requests sharing one execution can be found.
+   */
+  private recordSpans(span: Span, done: Done, rows: number): void {
+    const nowNs = process.hrtime.bigint();
+    const nowMs = performance.now();
+    const at = (ns: bigint) => nowMs - Number(nowNs - ns) / 1e6;
+    const { batch } = done;
+    const labels = { 'mesh.model': this.spec.model, 'mesh.version': this.spec.version };
+    recordChildSpan(
+      'queue.wait',
+      span,
+      at(batch.startedNs - BigInt(done.queueNs)),
+      at(batch.startedNs),
+      labels,
+    );
+    recordChildSpan('batch.execute', span, at(batch.startedNs), at(batch.endedNs), {
+      ...labels,
+      'mesh.batch.id': `${this.spec.model}:${this.spec.version}:${batch.seq}`,
+      'mesh.batch.requests': batch.requests,
+      'mesh.batch.rows': batch.rows,
+      'mesh.request.rows': rows,
+      'mesh.compute.input_ns': done.compute.inputNs,
+      'mesh.compute.infer_ns': done.compute.inferNs,
+      'mesh.compute.output_ns': done.compute.outputNs,
+    });
+  }
+
   private async runBatch(batch: QueuedItem<Work>[]): Promise<void> {
     const started = process.hrtime.bigint();
+    const seq = ++this.batches;
     const { inputs, layout } = assembleBatch(batch.map((b) => b.payload.inputs));
     const outputNames = [...new Set(batch.flatMap((b) => b.payload.outputs))];
     let result: RunResult;
@@ -182,11 +220,17 @@ export class ModelVersionRuntime {
         ? err
         : new InferenceExecutionError(`model execution failed: ${(err as Error).message}`);
     }
+    const ended = process.hrtime.bigint();
     const compute = { inputNs: result.inputNs, inferNs: result.inferNs, outputNs: result.outputNs };
-    this.stats.recordExecution(
-      layout.rows.reduce((a, b) => a + b, 0),
-      compute,
-    );
+    const batchRows = layout.rows.reduce((a, b) => a + b, 0);
+    this.stats.recordExecution(batchRows, compute);
+    const executed = {
+      seq,
+      requests: batch.length,
+      rows: batchRows,
+      startedNs: started,
+      endedNs: ended,
+    };
     const first = inputs[0];
     const real = batch.reduce(
       (n, b) => n + (b.payload.inputs[0]?.shape ?? []).reduce((x, y) => x * y, 1),
@@ -211,6 +255,7 @@ export class ModelVersionRuntime {
         outputs: mine,
         queueNs: Number(started - item.enqueuedNs),
         compute,
+        batch: executed,
       } satisfies Done);
     });
   }

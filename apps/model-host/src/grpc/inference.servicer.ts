@@ -12,6 +12,14 @@ import type {
   RepositoryModelUnloadRequest,
 } from '@mesh/kserve';
 import { modelConfigToProtoJson } from '@mesh/model-repository';
+import {
+  endSpan,
+  SpanKind,
+  spanContextOf,
+  startRemoteChildSpan,
+  tracingEnabled,
+  type Span,
+} from '@mesh/telemetry';
 import type { Logger } from 'pino';
 import { ERROR_STATUS } from '../core/error-status.map';
 import {
@@ -196,7 +204,10 @@ export class InferenceServicer {
     for (const end of [...this.streams]) end();
   }
 
-  /** One inference, written to the access log under the caller's request id. */
+  /**
+   * One inference, written to the access log under the caller's request id. Traced (tracing on
+   * and the call came with a `traceparent`): a server span, child of the caller's span.
+   */
   private inferLogged(
     method: string,
     req: ModelInferRequest,
@@ -210,7 +221,45 @@ export class InferenceServicer {
       model: req.model_name,
       version: req.model_version ?? '',
     };
-    return this.access.around(call, () => this.host.infer({ ...fromInferMessage(req), signal }));
+    const span =
+      tracingEnabled() && method === 'ModelInfer'
+        ? this.serverSpan(method, call, metadata)
+        : undefined;
+    if (!span) {
+      return this.access.around(call, () => this.host.infer({ ...fromInferMessage(req), signal }));
+    }
+    return this.access
+      .around(call, () => this.host.infer({ ...fromInferMessage(req), signal, span }))
+      .then(
+        (res) => {
+          endSpan(span, 'ok');
+          return res;
+        },
+        (err: unknown) => {
+          const e = toHostError(err);
+          span.setAttribute('rpc.grpc.status_code', ERROR_STATUS[e.code].grpc);
+          endSpan(span, signal.aborted ? 'CANCELLED' : e.code, e.message);
+          throw err;
+        },
+      );
+  }
+
+  /** The server span of a call that came with a valid `traceparent`; none without one. */
+  private serverSpan(method: string, call: HostCall, metadata: grpc.Metadata): Span | undefined {
+    const traceparent = metadata.get('traceparent')[0];
+    if (typeof traceparent !== 'string' || spanContextOf(traceparent) === undefined)
+      return undefined;
+    return startRemoteChildSpan(`inference.GRPCInferenceService/${method}`, traceparent, {
+      kind: SpanKind.SERVER,
+      attributes: {
+        'rpc.system': 'grpc',
+        'rpc.service': 'inference.GRPCInferenceService',
+        'rpc.method': method,
+        'mesh.model': call.model,
+        'mesh.version': call.version,
+        'mesh.request_id': call.requestId,
+      },
+    });
   }
 
   private toStatus(err: unknown): Partial<grpc.StatusObject> {

@@ -6,7 +6,10 @@ import {
 } from '@mesh/inference';
 import { splitOutput, type EncodedBatch, type OutputTensor } from '@mesh/preprocessing';
 import { status as GrpcStatus } from '@grpc/grpc-js';
+import { endSpan, traceparentOf, tracingEnabled, type Span } from '@mesh/telemetry';
+import { describeError } from '../errors/error-view';
 import { CallCancelledError } from '../errors/router.errors';
+import { startBackendCallSpan } from './request.trace';
 import { RequestCoalescer } from './request.coalescer';
 
 /** Calls in flight per version when neither the setting nor the backend's instances are known. */
@@ -46,6 +49,8 @@ export interface CoalescingOptions {
 export interface CoalescedCall {
   requestId: string;
   traceparent: string | undefined;
+  /** The request's span, while tracing is on: the shared call's span links to each. */
+  span?: Span;
   /** Aborts when the caller leaves. */
   signal?: AbortSignal;
 }
@@ -64,7 +69,8 @@ export type MergedObserver = (version: ServableVersion, requests: number, rows: 
  * RequestCoalescer and ADR 0012): each caller encodes its own text; concurrent callers whose
  * lengths fall in the same bucket go out as one batch padded to the longest among them, and
  * each gets its own rows of the output back. The merged call carries the first caller's
- * request id and trace context.
+ * request id and trace context; traced, it is one client span, child of the first request's
+ * span and linked to every request's span.
  */
 export class CoalescedInference {
   private readonly coalescer: RequestCoalescer<Part, OutputTensor>;
@@ -113,13 +119,23 @@ export class CoalescedInference {
     const merged = parts.length === 1 ? first.batch : first.version.merge(batches);
     this.observe(first.version, parts.length, merged.batchSize);
     const signal = whenAllLeft(parts.map((p) => p.call.signal));
-    const output = await this.gateway.infer(first.version, merged, {
-      requestId: first.call.requestId,
-      traceparent: first.call.traceparent,
-      priority: 1,
-      deadlineMs,
-      ...(signal ? { signal } : {}),
-    });
+    const traced = tracingEnabled() ? parts.flatMap((p) => (p.call.span ? [p.call.span] : [])) : [];
+    const span =
+      traced.length > 0 ? startBackendCallSpan(first.version, traced, merged.batchSize) : undefined;
+    let output: OutputTensor;
+    try {
+      output = await this.gateway.infer(first.version, merged, {
+        requestId: first.call.requestId,
+        traceparent: span ? traceparentOf(span) : first.call.traceparent,
+        priority: 1,
+        deadlineMs,
+        ...(signal ? { signal } : {}),
+      });
+    } catch (err: unknown) {
+      if (span) endSpan(span, describeError(err).code, (err as Error).message);
+      throw err;
+    }
+    if (span) endSpan(span, 'ok');
     return splitOutput(output, batches);
   }
 }

@@ -1,5 +1,6 @@
 import type { LabelScore, Prediction } from '@mesh/preprocessing';
 import type { Tenant } from '@mesh/routing';
+import type { Span } from '@mesh/telemetry';
 
 /** Transport-independent facts about one call, filled in at the edge. */
 export interface CallContext {
@@ -14,6 +15,11 @@ export interface CallContext {
   receivedAt: number;
   /** Aborts when the caller leaves (closed connection, gRPC cancel): its backend call is cancelled. */
   signal?: AbortSignal;
+  /**
+   * The request's server span, only while tracing is on (the edge started it): the stages
+   * below record their child spans under it, and the backend call's span carries its trace.
+   */
+  span?: Span;
   /** Filled in as the call is served, for the access log line. */
   served?: { tenant?: string; task?: string; model?: string; version?: number };
 }

@@ -1,8 +1,9 @@
 import { performance } from 'node:perf_hooks';
-import type { EncodedBatch, TextInput } from '@mesh/preprocessing';
+import type { EncodedBatch, OutputTensor, TextInput } from '@mesh/preprocessing';
 import type { Tenant } from '@mesh/routing';
-import type { InferenceGateway, ServableVersion } from '@mesh/inference';
+import type { InferenceGateway, InferenceMeta, ServableVersion } from '@mesh/inference';
 import { VersionNotResidentError } from '@mesh/kserve';
+import { endSpan, traceparentOf, type Span } from '@mesh/telemetry';
 import { describeError } from '../errors/error-view';
 import { BatchTooLargeError } from '../errors/router.errors';
 import { AdmissionService } from './admission.service';
@@ -22,6 +23,7 @@ import { ResponseCacheRegistry } from './response-cache.registry';
 import type { SelectedVersion } from './route.selector';
 import type { RouteSelector } from './route.selector';
 import type { RouterMetrics } from './router.metrics';
+import { recordStage, startBackendCallSpan } from './request.trace';
 import type { ShadowMirror } from './shadow.mirror';
 
 type Method = 'predict' | 'predict_batch' | 'tokenize';
@@ -111,7 +113,11 @@ export class PredictService {
       try {
         // One text is named by its field (`text`), a batch's by position (`texts[3]`).
         const naming = method === 'predict_batch' ? 'batch' : 'single';
+        const selectedFrom = ctx.span ? performance.now() : 0;
         const chosen = this.selector.select(tenant, task, ctx.stickyKey, inputs, naming);
+        recordStage(ctx.span, 'route.select', selectedFrom, performance.now(), chosen.version, {
+          'mesh.cold': chosen.cold === true,
+        });
         model = chosen.version.model;
         version = String(chosen.version.version);
         ctx.served.model = model;
@@ -127,6 +133,7 @@ export class PredictService {
           if (afterMiss) await this.coldStarts!.waitAfterMiss(model, v, ctx.signal);
           else await this.coldStarts!.wait(model, v, ctx.signal);
           coldStartMs = (coldStartMs ?? 0) + round(performance.now() - waitedFrom);
+          recordStage(ctx.span, 'cold_start.wait', waitedFrom, performance.now(), chosen.version);
         };
         if (chosen.cold && this.coldStarts) await waitForLoad();
         this.metrics.routed(model, chosen.version.version);
@@ -226,7 +233,9 @@ export class PredictService {
   ): Promise<Prediction[]> {
     let t = performance.now();
     const batch: EncodedBatch = version.encode(inputs);
-    t = this.lap('tokenize', version, t);
+    const tokenized = this.lap('tokenize', version, t);
+    recordStage(ctx.span, 'tokenize', t, tokenized, version, { 'mesh.rows': batch.batchSize });
+    t = tokenized;
     // Online single predicts may share a call with concurrent ones; several texts are already
     // a batch of their own (bulk class, priority 2) and go as they are.
     const output =
@@ -234,18 +243,54 @@ export class PredictService {
         ? await this.coalesced.infer(version, batch, {
             requestId: ctx.requestId,
             traceparent: ctx.traceparent,
+            ...(ctx.span ? { span: ctx.span } : {}),
             ...(ctx.signal ? { signal: ctx.signal } : {}),
           })
-        : await this.inference.infer(version, batch, {
-            requestId: ctx.requestId,
-            traceparent: ctx.traceparent,
-            priority,
-            ...(ctx.signal ? { signal: ctx.signal } : {}),
-          });
+        : await this.inferAlone(ctx, version, batch, priority);
     t = this.lap('infer', version, t);
     const predictions = version.postprocess(output, batch);
-    this.lap('postprocess', version, t);
+    const done = this.lap('postprocess', version, t);
+    recordStage(ctx.span, 'postprocess', t, done, version);
     return predictions;
+  }
+
+  /** One backend call of this request alone; traced as its client span when tracing is on. */
+  private inferAlone(
+    ctx: CallContext,
+    version: ServableVersion,
+    batch: EncodedBatch,
+    priority: 1 | 2,
+  ): Promise<OutputTensor> {
+    const meta: InferenceMeta = {
+      requestId: ctx.requestId,
+      traceparent: ctx.traceparent,
+      priority,
+      ...(ctx.signal ? { signal: ctx.signal } : {}),
+    };
+    return ctx.span
+      ? this.inferTraced(ctx.span, version, batch, meta)
+      : this.inference.infer(version, batch, meta);
+  }
+
+  /** The call under its client span, whose context is the `traceparent` the backend gets. */
+  private async inferTraced(
+    request: Span,
+    version: ServableVersion,
+    batch: EncodedBatch,
+    meta: InferenceMeta,
+  ): Promise<OutputTensor> {
+    const span = startBackendCallSpan(version, [request], batch.batchSize);
+    try {
+      const output = await this.inference.infer(version, batch, {
+        ...meta,
+        traceparent: traceparentOf(span),
+      });
+      endSpan(span, 'ok');
+      return output;
+    } catch (err: unknown) {
+      endSpan(span, describeError(err).code, (err as Error).message);
+      throw err;
+    }
   }
 
   private lap(

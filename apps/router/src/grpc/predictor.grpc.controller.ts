@@ -3,12 +3,14 @@ import { Controller, Inject, UseFilters, type BeforeApplicationShutdown } from '
 import { GrpcMethod, GrpcStreamCall } from '@nestjs/microservices';
 import type { Logger } from 'pino';
 import { callerGone } from '@mesh/kserve';
+import { traceparentOf, tracingEnabled, type Span } from '@mesh/telemetry';
 import { performance } from 'node:perf_hooks';
 import { AccessLog } from '../core/access.log';
 import { CallerService } from '../core/caller.service';
 import { describeError } from '../errors/error-view';
 import type { CallContext, Prediction } from '../core/predict.commands';
 import { PredictService } from '../core/predict.service';
+import { endRequestSpan, startRequestSpan } from '../core/request.trace';
 import { TasksService } from '../core/tasks.service';
 import { callContext } from '../http/call-context';
 import {
@@ -24,6 +26,9 @@ import {
   type PredictStreamRequestMsg,
   type PredictStreamResponseMsg,
 } from './predict.stream';
+
+/** The unary methods that get a request span while tracing is on: the predict calls. */
+const TRACED = new Set(['Predict', 'PredictBatch']);
 
 interface PredictRequestMsg {
   task?: string;
@@ -143,7 +148,11 @@ export class PredictorGrpcController implements BeforeApplicationShutdown {
     };
   }
 
-  /** Runs one unary call: its answer carries the request id in the response headers. */
+  /**
+   * Runs one unary call: its answer carries the request id in the response headers, and,
+   * traced, the request span's `traceparent` (the span continues the caller's `traceparent`
+   * metadata and ends with the outcome code).
+   */
   private async logged<T>(
     method: string,
     md: Metadata,
@@ -151,14 +160,27 @@ export class PredictorGrpcController implements BeforeApplicationShutdown {
     handle: (ctx: CallContext) => Promise<T>,
   ): Promise<T> {
     const { ctx, release } = contextOf(md, call);
+    const span =
+      tracingEnabled() && TRACED.has(method)
+        ? startRequestSpan(`mesh.v1.Predictor/${method}`, 'grpc', ctx.traceparent, ctx.receivedAt)
+        : undefined;
+    if (span) ctx.span = span;
+    let failure: unknown;
     try {
       return await this.recorded(method, ctx, handle);
+    } catch (err: unknown) {
+      failure = err;
+      throw err;
     } finally {
       release();
       // The request id goes out with the answer, in the same write: sent up front, the
       // headers would be a packet of their own and wake the caller once more per call.
       const out = new Metadata();
       out.set('x-request-id', ctx.requestId);
+      if (span) {
+        out.set('traceparent', traceparentOf(span));
+        endTracedCall(span, ctx, failure);
+      }
       call.sendMetadata(out);
     }
   }
@@ -187,6 +209,17 @@ export class PredictorGrpcController implements BeforeApplicationShutdown {
       });
     }
   }
+}
+
+/** Ends a traced unary call's span with the gRPC status and the mesh code the caller got. */
+function endTracedCall(span: Span, ctx: CallContext, failure: unknown): void {
+  if (failure === undefined) {
+    endRequestSpan(span, ctx.served, 'ok', { 'rpc.grpc.status_code': 0 });
+    return;
+  }
+  const view = describeError(failure);
+  const outcome = ctx.signal?.aborted === true ? 'CLIENT_CLOSED' : view.code;
+  endRequestSpan(span, ctx.served, outcome, { 'rpc.grpc.status_code': view.mapping.grpc });
 }
 
 /** The call's context, whose signal aborts when the client cancels or its deadline passes. */

@@ -64,6 +64,7 @@ export class PredictController {
 
 function contextOf(req: FastifyRequest): CallContext {
   const ctx = callContext('http', (name) => req.headers[name], req.meshReceivedAt, req.meshSignal);
+  if (req.meshSpan) ctx.span = req.meshSpan;
   req.meshCall = ctx;
   return ctx;
 }

@@ -47,7 +47,9 @@ export function installAccessLogHook(fastify: FastifyInstance, log: AccessLog): 
     if (request.url.startsWith('/v1/')) {
       const status = reply.statusCode;
       const code = request.meshErrorCode;
-      const traceId = traceIdOf(request.headers.traceparent);
+      // With tracing on, the request's own trace (new when the caller sent none).
+      const traceId =
+        request.meshSpan?.spanContext().traceId ?? traceIdOf(request.headers.traceparent);
       log.record({
         requestId: String(request.headers['x-request-id']),
         transport: 'http',

@@ -1,0 +1,325 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { closeRedis, createRedis } from '@mesh/config';
+import {
+  ACME_KEY,
+  call,
+  grpcCall,
+  predictorClient,
+  startMesh,
+  type Mesh,
+} from './router-e2e.helpers';
+import { uniquePrefix } from './support/app-process';
+import { pollUntil } from './support/poll';
+
+/**
+ * Tracing end to end: a model host and a router export OTLP/HTTP JSON to a receiver of the
+ * test's own. A predict that comes with a `traceparent` continues that trace through the
+ * router's spans to the host's; a refused one still leaves its span with the outcome.
+ */
+jest.setTimeout(120_000);
+
+interface OtlpAttribute {
+  key: string;
+  value: { stringValue?: string; intValue?: number | string; boolValue?: boolean };
+}
+
+/** The parts of an OTLP/JSON ExportTraceServiceRequest the test reads. */
+interface OtlpSpan {
+  traceId: string;
+  spanId: string;
+  parentSpanId?: string;
+  name: string;
+  kind: number;
+  attributes?: OtlpAttribute[];
+  links?: { traceId: string; spanId: string }[];
+}
+
+interface OtlpExport {
+  resourceSpans?: {
+    resource?: { attributes?: OtlpAttribute[] };
+    scopeSpans?: { spans?: OtlpSpan[] }[];
+  }[];
+}
+
+interface ReceivedSpan {
+  service: string;
+  traceId: string;
+  spanId: string;
+  parentSpanId?: string;
+  name: string;
+  kind: number;
+  attributes: Record<string, string | number | boolean | undefined>;
+  links: { traceId: string; spanId: string }[];
+}
+
+/** A stand-in OpenTelemetry Collector: keeps every span POSTed to /v1/traces (OTLP JSON). */
+class OtlpReceiver {
+  readonly spans: ReceivedSpan[] = [];
+  private server: Server | undefined;
+
+  async start(): Promise<string> {
+    const server = createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (c: Buffer) => chunks.push(c));
+      req.on('end', () => {
+        if (req.method === 'POST' && req.url === '/v1/traces') {
+          this.collect(JSON.parse(Buffer.concat(chunks).toString('utf8')));
+        }
+        res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
+      });
+    });
+    this.server = server;
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  }
+
+  stop(): Promise<void> {
+    return new Promise((resolve) => (this.server ? this.server.close(() => resolve()) : resolve()));
+  }
+
+  inTrace(traceId: string): ReceivedSpan[] {
+    return this.spans.filter((s) => s.traceId === traceId);
+  }
+
+  private collect(body: OtlpExport): void {
+    for (const rs of body.resourceSpans ?? []) {
+      const service = attributesOf(rs.resource?.attributes)['service.name'] as string;
+      for (const ss of rs.scopeSpans ?? []) {
+        for (const s of ss.spans ?? []) {
+          this.spans.push({
+            service,
+            traceId: s.traceId,
+            spanId: s.spanId,
+            ...(s.parentSpanId ? { parentSpanId: s.parentSpanId } : {}),
+            name: s.name,
+            kind: s.kind,
+            attributes: attributesOf(s.attributes),
+            links: (s.links ?? []).map((l) => ({ traceId: l.traceId, spanId: l.spanId })),
+          });
+        }
+      }
+    }
+  }
+}
+
+function attributesOf(list: OtlpAttribute[] | undefined): ReceivedSpan['attributes'] {
+  const out: ReceivedSpan['attributes'] = {};
+  for (const a of list ?? []) {
+    const v = a.value;
+    out[a.key] =
+      v.stringValue ?? (v.intValue !== undefined ? Number(v.intValue) : undefined) ?? v.boolValue;
+  }
+  return out;
+}
+
+/** OTLP span kinds (SPAN_KIND_SERVER, SPAN_KIND_CLIENT). */
+const SERVER = 2;
+const CLIENT = 3;
+
+const prefix = uniquePrefix(__filename);
+const receiver = new OtlpReceiver();
+let mesh: Mesh | undefined;
+
+beforeAll(async () => {
+  const endpoint = await receiver.start();
+  const otel = {
+    OTEL_EXPORTER_OTLP_ENDPOINT: endpoint,
+    OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
+    OTEL_BSP_SCHEDULE_DELAY: '100',
+  };
+  mesh = await startMesh(prefix, { routerEnv: otel, hostEnv: otel });
+}, 120_000);
+
+afterAll(async () => {
+  await mesh?.stop();
+  await receiver.stop();
+  const redis = createRedis('commands', {
+    url: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379',
+    name: 'tracing-e2e',
+  });
+  try {
+    const keys = await redis.keys(`${prefix}*`);
+    if (keys.length > 0) await redis.del(...keys);
+  } finally {
+    await closeRedis(redis);
+  }
+});
+
+/** A caller's trace: a fresh trace id and the id of the caller's own span. */
+function callerTrace(): { traceId: string; spanId: string; traceparent: string } {
+  const hex = (n: number) =>
+    Array.from({ length: n }, () => Math.floor(Math.random() * 16).toString(16)).join('');
+  const traceId = hex(32);
+  const spanId = hex(16);
+  return { traceId, spanId, traceparent: `00-${traceId}-${spanId}-01` };
+}
+
+/** Waits until the trace holds spans matching every name given (the exporters batch). */
+function spansOf(traceId: string, names: string[]): Promise<ReceivedSpan[]> {
+  return pollUntil(
+    () => {
+      const spans = receiver.inTrace(traceId);
+      return names.every((n) => spans.some((s) => s.name === n)) ? spans : undefined;
+    },
+    { timeoutMs: 30_000, what: `spans ${names.join(', ')} of trace ${traceId}` },
+  );
+}
+
+function one(spans: ReceivedSpan[], name: string): ReceivedSpan {
+  const found = spans.filter((s) => s.name === name);
+  expect(found.map((s) => s.name)).toEqual([name]);
+  return found[0]!;
+}
+
+const HOST_SPAN = 'inference.GRPCInferenceService/ModelInfer';
+const CALL_SPAN = 'inference.GRPCInferenceService/ModelInfer';
+
+describe('tracing', () => {
+  it('continues an HTTP predict trace from the router through the backend call to the host', async () => {
+    const caller = callerTrace();
+    const res = await call(mesh!.http, 'POST', '/v1/predict', {
+      key: ACME_KEY,
+      body: { task: 'sentiment', text: 'great service, thanks' },
+      headers: { traceparent: caller.traceparent },
+    });
+    expect(res.status).toBe(200);
+    const answered = res.headers.get('traceparent') ?? '';
+    expect(answered).toMatch(new RegExp(`^00-${caller.traceId}-[0-9a-f]{16}-01$`));
+
+    const spans = await spansOf(caller.traceId, [
+      'POST /v1/predict',
+      'route.select',
+      'tokenize',
+      'postprocess',
+      'batch.execute',
+      'queue.wait',
+    ]);
+    const request = one(spans, 'POST /v1/predict');
+    expect(request).toMatchObject({
+      service: 'router',
+      kind: SERVER,
+      parentSpanId: caller.spanId,
+      attributes: {
+        'mesh.tenant': 'acme',
+        'mesh.task': 'sentiment',
+        'mesh.model': 'sentiment-en',
+        'mesh.version': 1,
+        'mesh.outcome': 'ok',
+        'http.response.status_code': 200,
+      },
+    });
+    // The answer names the request span as the caller's next parent.
+    expect(answered.split('-')[2]).toBe(request.spanId);
+    for (const stage of ['route.select', 'tokenize', 'postprocess']) {
+      expect(one(spans, stage).parentSpanId).toBe(request.spanId);
+    }
+
+    const backendCall = spans.find((s) => s.name === CALL_SPAN && s.service === 'router')!;
+    expect(backendCall).toMatchObject({
+      kind: CLIENT,
+      parentSpanId: request.spanId,
+      attributes: { 'rpc.method': 'ModelInfer', 'mesh.outcome': 'ok' },
+    });
+
+    const host = spans.find((s) => s.name === HOST_SPAN && s.service === 'model-host')!;
+    expect(host).toMatchObject({
+      kind: SERVER,
+      parentSpanId: backendCall.spanId,
+      attributes: { 'mesh.model': 'sentiment-en', 'mesh.outcome': 'ok' },
+    });
+    expect(one(spans, 'queue.wait')).toMatchObject({
+      service: 'model-host',
+      parentSpanId: host.spanId,
+    });
+    expect(one(spans, 'batch.execute')).toMatchObject({
+      service: 'model-host',
+      parentSpanId: host.spanId,
+      attributes: { 'mesh.batch.id': expect.stringMatching(/^sentiment-en:1:\d+$/) },
+    });
+  });
+
+  it('traces a batch predict over HTTP as one backend call under its request span', async () => {
+    const caller = callerTrace();
+    const res = await call(mesh!.http, 'POST', '/v1/predict:batch', {
+      key: ACME_KEY,
+      body: { task: 'sentiment', texts: ['good', 'bad', 'fine'] },
+      headers: { traceparent: caller.traceparent },
+    });
+    expect(res.status).toBe(200);
+    const spans = await spansOf(caller.traceId, ['POST /v1/predict:batch', 'batch.execute']);
+    const request = one(spans, 'POST /v1/predict:batch');
+    expect(request.parentSpanId).toBe(caller.spanId);
+    const backendCall = spans.find((s) => s.name === CALL_SPAN && s.service === 'router')!;
+    expect(backendCall).toMatchObject({
+      parentSpanId: request.spanId,
+      attributes: { 'mesh.batch.rows': 3 },
+    });
+    const host = spans.find((s) => s.name === HOST_SPAN && s.service === 'model-host')!;
+    expect(host.parentSpanId).toBe(backendCall.spanId);
+  });
+
+  it('continues a gRPC Predict trace from its metadata and answers its traceparent', async () => {
+    const caller = callerTrace();
+    const client = predictorClient(mesh!.grpcAddress);
+    try {
+      const r = await grpcCall(
+        client,
+        'Predict',
+        { task: 'sentiment', text: 'great service, thanks' },
+        { authorization: `Bearer ${ACME_KEY}`, traceparent: caller.traceparent },
+      );
+      expect(r.error).toBeUndefined();
+      const answered = String(r.metadata?.get('traceparent')[0] ?? '');
+      expect(answered).toMatch(new RegExp(`^00-${caller.traceId}-[0-9a-f]{16}-01$`));
+      const spans = await spansOf(caller.traceId, ['mesh.v1.Predictor/Predict', 'batch.execute']);
+      const request = one(spans, 'mesh.v1.Predictor/Predict');
+      expect(request).toMatchObject({
+        kind: SERVER,
+        parentSpanId: caller.spanId,
+        spanId: answered.split('-')[2],
+        attributes: { 'mesh.tenant': 'acme', 'mesh.outcome': 'ok', 'rpc.grpc.status_code': 0 },
+      });
+      const backendCall = spans.find((s) => s.name === CALL_SPAN && s.service === 'router')!;
+      expect(backendCall.parentSpanId).toBe(request.spanId);
+      const host = spans.find((s) => s.name === HOST_SPAN && s.service === 'model-host')!;
+      expect(host.parentSpanId).toBe(backendCall.spanId);
+    } finally {
+      client.close();
+    }
+  });
+
+  it('records a refused predict (bad key) as a span with its outcome', async () => {
+    const caller = callerTrace();
+    const res = await call(mesh!.http, 'POST', '/v1/predict', {
+      key: 'not-a-key',
+      body: { task: 'sentiment', text: 'hello' },
+      headers: { traceparent: caller.traceparent },
+    });
+    expect(res.status).toBe(401);
+    expect(res.headers.get('traceparent')).toMatch(new RegExp(`^00-${caller.traceId}-`));
+    const spans = await spansOf(caller.traceId, ['POST /v1/predict']);
+    expect(one(spans, 'POST /v1/predict')).toMatchObject({
+      parentSpanId: caller.spanId,
+      attributes: {
+        'http.response.status_code': 401,
+        'mesh.outcome': res.body.error.code,
+      },
+    });
+    expect(spans.map((s) => s.name)).toEqual(['POST /v1/predict']);
+  });
+
+  it('starts a trace of its own for a predict without traceparent', async () => {
+    const res = await call(mesh!.http, 'POST', '/v1/predict', {
+      key: ACME_KEY,
+      body: { task: 'sentiment', text: 'no trace context here' },
+    });
+    expect(res.status).toBe(200);
+    const [, traceId, spanId] = (res.headers.get('traceparent') ?? '').split('-');
+    expect(traceId).toMatch(/^[0-9a-f]{32}$/);
+    const spans = await spansOf(traceId!, ['POST /v1/predict', 'batch.execute']);
+    const request = one(spans, 'POST /v1/predict');
+    expect(request.spanId).toBe(spanId);
+    expect(request.parentSpanId).toBeUndefined();
+  });
+});

@@ -69,6 +69,17 @@ describe('PlacementPolicy without budgets', () => {
     ]);
   });
 
+  it('does not restore a retired version for the traffic it had before its retirement', () => {
+    const plan = policy.plan(
+      snapshot(
+        [backend('a', null, [['m', 100, NOW]])],
+        [version('m', { listed: false, wanted: [], rate: 5, lastUsedAt: NOW - 1000 })],
+        ['m'],
+      ),
+    );
+    expect(plan.changes.map(brief)).toEqual(['unload m a retire']);
+  });
+
   it('leaves models without a desired set as their config selects', () => {
     const plan = policy.plan(snapshot([backend('a', null, [['untouched', 100, OLD]])], [], []));
     expect(plan.changes).toEqual([]);

@@ -41,6 +41,9 @@ export class PlacementPolicy {
 
   /** Copies the version needs (loads may evict for these). */
   need(board: PlacementBoard, v: SnapshotVersion): number {
+    // Traffic left over in the rate window from a version nobody wants any more (a rollout
+    // just retired it) earns no copy: retiring and restoring it in one pass would thrash.
+    if (v.wanted.length === 0) return 0;
     const alive = board.backends.length;
     const traffic =
       v.rate > 0 || v.wanted.includes('demand')

@@ -1,7 +1,12 @@
 import { readFileSync } from 'node:fs';
 import type { RedisClient } from '@mesh/config';
 import { memoryParameterKey } from '@mesh/model-repository';
-import { PlacementKeys, type BackendLedger, type PlacementDecision } from '@mesh/placement';
+import {
+  PlacementAudit,
+  PlacementKeys,
+  type BackendLedger,
+  type PlacementDecision,
+} from '@mesh/placement';
 import type { BenchProcess } from '../router/bench-processes';
 
 /** Resident set size of a process in MB (0 once it is gone). */
@@ -19,28 +24,13 @@ export async function ledgers(redis: RedisClient, prefix: string): Promise<Backe
   return Object.values(raw).map((j) => JSON.parse(j) as BackendLedger);
 }
 
-/** Every audited decision from `fromMs` on (the stream's ids start with the unix ms). */
-export async function decisions(
+/** Every audited decision from `fromMs` on, oldest first. */
+export function decisions(
   redis: RedisClient,
   prefix: string,
   fromMs = 0,
 ): Promise<PlacementDecision[]> {
-  const rows = await redis.xrange(new PlacementKeys(prefix).audit(), String(fromMs), '+');
-  return rows.map(([, fields]) => {
-    const obj: Record<string, string> = {};
-    for (let i = 0; i + 1 < fields.length; i += 2) obj[fields[i]!] = fields[i + 1]!;
-    if (obj.json) return JSON.parse(obj.json) as PlacementDecision;
-    return {
-      at: Number(obj.at),
-      action: obj.action as PlacementDecision['action'],
-      model: obj.model ?? '',
-      version: Number(obj.version),
-      backend: obj.backend ?? '',
-      reason: obj.reason as PlacementDecision['reason'],
-      mb: Number(obj.mb),
-      ...(obj.error ? { error: obj.error } : {}),
-    };
-  });
+  return new PlacementAudit(redis, prefix).since(fromMs);
 }
 
 async function hostCall(host: BenchProcess, method: string, path: string): Promise<unknown> {

@@ -289,12 +289,9 @@ async function main(): Promise<void> {
       }
       rounds.push((await runRound(redis, all, 'all-resident', i, models, weights, o)).summary);
     }
-    const hotEvictions = evictedFromEverywhere(
-      settledCopies,
-      await decisions(redis, placed.prefix, settledAt),
-      hot,
-    );
-    const hotCopyUnloads = (await decisions(redis, placed.prefix, settledAt)).filter(
+    const settled = await decisions(redis, placed.prefix, settledAt);
+    const hotEvictions = evictedFromEverywhere(settledCopies, settled, hot);
+    const hotCopyUnloads = settled.filter(
       (d) => d.action === 'unload' && hot.includes(d.model),
     ).length;
     const report: PlacementReport = {

@@ -36,6 +36,14 @@ describe('PlacementAudit', () => {
     expect(recent).toEqual([decision(4), decision(3), decision(2)]);
   });
 
+  it('reads every decision from a time on, oldest first', async () => {
+    const audit = new PlacementAudit(redis, `${prefix}-since`);
+    for (let i = 1; i <= 3; i++) await audit.append(decision(i));
+    expect((await audit.since(0)).map((d) => d.model)).toEqual(['m-1', 'm-2', 'm-3']);
+    // Stream ids start with the append's unix ms: nothing was appended in the far future.
+    expect(await audit.since(Date.now() + 3_600_000)).toEqual([]);
+  });
+
   it('skips an entry it cannot read instead of failing the others', async () => {
     const audit = new PlacementAudit(redis, `${prefix}-bad`);
     await redis.xadd(`${prefix}-bad:{placement}:audit`, '*', 'json', '{not json');

@@ -34,15 +34,24 @@ export class PlacementAudit {
 
   /** The newest `count` decisions, newest first. */
   async recent(count: number): Promise<PlacementDecision[]> {
-    const rows = await this.redis.xrevrange(this.key, '+', '-', 'COUNT', count);
-    return rows.flatMap(([, fields]) => {
-      const at = fields.indexOf('json');
-      if (at < 0 || at + 1 >= fields.length) return [];
-      try {
-        return [JSON.parse(fields[at + 1]!) as PlacementDecision];
-      } catch {
-        return [];
-      }
-    });
+    return decisionsOf(await this.redis.xrevrange(this.key, '+', '-', 'COUNT', count));
   }
+
+  /** Every decision appended from `fromMs` on (stream ids start with their unix ms), oldest first. */
+  async since(fromMs: number): Promise<PlacementDecision[]> {
+    return decisionsOf(await this.redis.xrange(this.key, String(fromMs), '+'));
+  }
+}
+
+/** The decisions of stream entries; an entry it cannot read is skipped, never fatal. */
+function decisionsOf(rows: [id: string, fields: string[]][]): PlacementDecision[] {
+  return rows.flatMap(([, fields]) => {
+    const at = fields.indexOf('json');
+    if (at < 0 || at + 1 >= fields.length) return [];
+    try {
+      return [JSON.parse(fields[at + 1]!) as PlacementDecision];
+    } catch {
+      return [];
+    }
+  });
 }

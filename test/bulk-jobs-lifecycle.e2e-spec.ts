@@ -71,7 +71,8 @@ beforeAll(async () => {
       MODEL_CONTROL_MODE: 'explicit',
       LOAD_MODELS: 'intent-zh,sentiment-en,question-type-zh',
     },
-    routerEnv: { JOBS_CHUNK_SIZE: String(CHUNK) },
+    // No placer runs here: a cold version is answered MODEL_LOADING at once instead of waiting.
+    routerEnv: { JOBS_CHUNK_SIZE: String(CHUNK), ROUTER_COLD_START_WAIT_MS: '0' },
   });
   redis = createRedis('commands', { url: REDIS_URL, name: 'bulk-lifecycle-e2e' });
   worker = await startWorker(workerEnv());
@@ -114,16 +115,28 @@ describe('bulk job lifecycle (router, model host in explicit mode, one worker)',
     expect(waiting.reason).toContain(`intent-zh v${job.version}`);
     expect(waiting.version).toBe(job.version);
     expect(waiting.processed).toBeLessThan(total);
-    // Online traffic moves to the version still served; the job does not follow it.
+    // Online traffic keeps both weights (placement: a cold version is not silently replaced):
+    // the served version answers, the retired one is MODEL_LOADING (nothing loads it here).
+    const seen = new Set<string>();
     await pollUntil(
       async () => {
         const p = await call(mesh.http, 'POST', '/v1/predict', {
           key: ACME_KEY,
           body: { task: 'intent', text: '你好' },
         });
-        return p.status === 200 && p.body.version === other ? true : undefined;
+        if (p.status === 200) {
+          expect(p.body.version).toBe(other);
+          seen.add('served');
+        } else {
+          expect([p.status, p.body.error?.code]).toEqual([503, 'MODEL_LOADING']);
+          seen.add('loading');
+        }
+        return seen.size === 2 ? true : undefined;
       },
-      { timeoutMs: 30_000, what: 'the router to route around the retired version' },
+      {
+        timeoutMs: 60_000,
+        what: 'answers from the served version and MODEL_LOADING for the retired one',
+      },
     );
     // The worker's gauges see the pause: the job by state, its chunks parked (delayed).
     await pollUntil(

@@ -61,8 +61,18 @@ function one(spans: ReceivedSpan[], name: string): ReceivedSpan {
   return found[0]!;
 }
 
-const HOST_SPAN = 'inference.GRPCInferenceService/ModelInfer';
 const CALL_SPAN = 'inference.GRPCInferenceService/ModelInfer';
+/** A call alone on its backend rides the router's lone stream (ADR 0014); others go unary. */
+const HOST_SPANS = [
+  'inference.GRPCInferenceService/ModelStreamInfer',
+  'inference.GRPCInferenceService/ModelInfer',
+];
+
+function hostSpan(spans: ReceivedSpan[]): ReceivedSpan {
+  const found = spans.filter((s) => s.service === 'model-host' && HOST_SPANS.includes(s.name));
+  expect(found).toHaveLength(1);
+  return found[0]!;
+}
 
 describe('tracing', () => {
   it('continues an HTTP predict trace from the router through the backend call to the host', async () => {
@@ -111,8 +121,11 @@ describe('tracing', () => {
       attributes: { 'rpc.method': 'ModelInfer', 'mesh.outcome': 'ok' },
     });
 
-    const host = spans.find((s) => s.name === HOST_SPAN && s.service === 'model-host')!;
+    // Alone on its backend, the traced call still rides the lone stream: its trace context
+    // travels in the request's own `traceparent` parameter.
+    const host = hostSpan(spans);
     expect(host).toMatchObject({
+      name: 'inference.GRPCInferenceService/ModelStreamInfer',
       kind: SERVER,
       parentSpanId: backendCall.spanId,
       attributes: { 'mesh.model': 'sentiment-en', 'mesh.outcome': 'ok' },
@@ -144,7 +157,7 @@ describe('tracing', () => {
       parentSpanId: request.spanId,
       attributes: { 'mesh.batch.rows': 3 },
     });
-    const host = spans.find((s) => s.name === HOST_SPAN && s.service === 'model-host')!;
+    const host = hostSpan(spans);
     expect(host.parentSpanId).toBe(backendCall.spanId);
   });
 
@@ -171,11 +184,49 @@ describe('tracing', () => {
       });
       const backendCall = spans.find((s) => s.name === CALL_SPAN && s.service === 'router')!;
       expect(backendCall.parentSpanId).toBe(request.spanId);
-      const host = spans.find((s) => s.name === HOST_SPAN && s.service === 'model-host')!;
+      const host = hostSpan(spans);
       expect(host.parentSpanId).toBe(backendCall.spanId);
     } finally {
       client.close();
     }
+  });
+
+  it("continues a trace on the host's own HTTP infer, with its outcome", async () => {
+    const caller = callerTrace();
+    const ids = { datatype: 'INT64', shape: [1, 3], data: [101, 2204, 102] };
+    const res = await fetch(`${mesh!.host.urls.http}/v2/models/sentiment-en/infer`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', traceparent: caller.traceparent },
+      body: JSON.stringify({
+        inputs: [
+          { name: 'input_ids', ...ids },
+          { name: 'attention_mask', ...ids, data: [1, 1, 1] },
+          { name: 'token_type_ids', ...ids, data: [0, 0, 0] },
+        ],
+      }),
+    });
+    expect(res.status).toBe(200);
+    const spans = await spansOf(caller.traceId, ['POST /v2/models/{model}/infer', 'batch.execute']);
+    const host = one(spans, 'POST /v2/models/{model}/infer');
+    expect(host).toMatchObject({
+      service: 'model-host',
+      kind: SERVER,
+      parentSpanId: caller.spanId,
+      attributes: { 'mesh.model': 'sentiment-en', 'mesh.outcome': 'ok' },
+    });
+    expect(one(spans, 'batch.execute').parentSpanId).toBe(host.spanId);
+
+    const refused = callerTrace();
+    const bad = await fetch(`${mesh!.host.urls.http}/v2/models/sentiment-en/infer`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', traceparent: refused.traceparent },
+      body: JSON.stringify({ inputs: [{ name: 'input_ids', ...ids }] }),
+    });
+    expect(bad.status).toBe(400);
+    const [badSpan] = await spansOf(refused.traceId, ['POST /v2/models/{model}/infer']);
+    expect(badSpan).toMatchObject({
+      attributes: { 'mesh.outcome': 'INVALID_ARGUMENT', 'http.response.status_code': 400 },
+    });
   });
 
   it('records a refused predict (bad key) as a span with its outcome', async () => {

@@ -43,6 +43,7 @@ export {
   type ServerReadyResponse,
   type StatisticDuration,
   type TensorMetadata,
+  TRACEPARENT_PARAMETER,
 } from './kserve.types';
 export { fromBfloat16Bits, fromHalfBits, toBfloat16Bits, toHalfBits } from './half-float';
 export {

@@ -96,11 +96,14 @@ describe('KServeBackendPool against fake GRPCInferenceService servers', () => {
       attempts: 1,
     });
     expect([...(res.outputs[0]!.data as BigInt64Array)]).toEqual([101n, 2n ** 40n, 102n]);
+    // Alone on its backend the call rides the lone stream: the request id is the request's
+    // own, the trace context one of its parameters (stream metadata is shared by every request).
     const seen = a.received[0]!;
-    expect(seen.metadata).toMatchObject({ 'x-request-id': 'req-42', traceparent });
+    expect(seen.request.id).toBe('req-42');
     expect(seen.request.parameters).toMatchObject({
       priority: { int64_param: 1, parameter_choice: 'int64_param' },
       timeout: { int64_param: 5000 },
+      traceparent: { string_param: traceparent },
     });
   });
 

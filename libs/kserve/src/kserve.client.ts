@@ -4,6 +4,7 @@ import { loadInferencePackage, type InferencePackage } from './inference-proto.l
 import { BackendError } from './kserve.errors';
 import { AskUnaryInstead, LoneInferStream } from './lone-infer.stream';
 import type { TlsOptions } from './kserve-pool.types';
+import { TRACEPARENT_PARAMETER } from './kserve.types';
 import type {
   ModelConfigResponse,
   ModelInferRequest,
@@ -126,16 +127,26 @@ export class KServeClient {
   }
 
   /**
-   * One inference: on the lone stream when it is free, else (and for a traced request, whose
-   * trace context travels in its own call's metadata) as a unary call.
+   * One inference: on the lone stream when it is free, else as a unary call. A stream's
+   * metadata is shared by every request it carries, so a traced request's `traceparent` rides
+   * in its own request parameters there (TRACEPARENT_PARAMETER), and in metadata on a unary call.
    */
   async modelInfer(req: ModelInferRequest, o: CallOptions): Promise<ModelInferResponse> {
-    if (!this.lone?.idle || o.metadata?.traceparent !== undefined) {
-      return this.unary<ModelInferResponse>('ModelInfer', req, o);
-    }
+    if (!this.lone?.idle) return this.unary<ModelInferResponse>('ModelInfer', req, o);
     const deadlineAt = Date.now() + o.deadlineMs;
+    const traceparent = o.metadata?.traceparent;
+    const streamed =
+      traceparent === undefined
+        ? req
+        : {
+            ...req,
+            parameters: {
+              ...req.parameters,
+              [TRACEPARENT_PARAMETER]: { string_param: traceparent },
+            },
+          };
     try {
-      return await this.lone.infer(req, o);
+      return await this.lone.infer(streamed, o);
     } catch (err: unknown) {
       if (!(err instanceof AskUnaryInstead)) throw err;
       return this.unary<ModelInferResponse>('ModelInfer', req, {

@@ -4,6 +4,14 @@
 // belong at the transport edge; services work on Tensor and the pool's types.
 
 /** A parameter value; `parameter_choice` names the member that is set. */
+/**
+ * The request parameter that carries a W3C `traceparent` on a stream (ModelStreamInfer), whose
+ * gRPC metadata is shared by every request on it. Not a reserved Triton name (those are
+ * `sequence_*`, `priority`, `timeout`, `binary_data_output` and the `triton_` prefix), so Triton
+ * passes it through untouched; the embedded host continues the trace from it.
+ */
+export const TRACEPARENT_PARAMETER = 'traceparent';
+
 export interface InferParameter {
   bool_param?: boolean;
   int64_param?: number | string;

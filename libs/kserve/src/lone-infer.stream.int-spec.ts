@@ -148,12 +148,32 @@ describe('KServeClient.modelInfer over the lone ModelStreamInfer call', () => {
     expect(unaryCalls(server)).toBe(3);
   });
 
-  it('sends a traced request as its own call, with its trace context in the metadata', async () => {
+  it('keeps a traced request on the stream, its trace context in its own parameters', async () => {
     const { server, client } = await setUp();
     const traceparent = '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01';
     await client.modelInfer(request('a', [1n]), { ...opts, metadata: { traceparent } });
-    expect(server.streamsOpened).toBe(0);
-    expect(server.received[0]!.metadata).toMatchObject({ traceparent });
+    expect([server.streamRequests, unaryCalls(server)]).toEqual([1, 0]);
+    expect(server.received[0]!.request.parameters?.traceparent?.string_param).toBe(traceparent);
+  });
+
+  it('sends a traced request that finds the stream busy as its own call, context in metadata', async () => {
+    const { server, client } = await setUp();
+    server.holding = true;
+    const first = client.modelInfer(request('a', [1n]), opts);
+    await pollUntil(() => (server.inFlight === 1 ? true : undefined), {
+      what: 'the first request',
+    });
+    const traceparent = '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01';
+    const second = client.modelInfer(request('b', [2n]), { ...opts, metadata: { traceparent } });
+    await pollUntil(() => (server.inFlight === 2 ? true : undefined), {
+      what: 'the second request',
+    });
+    server.release();
+    await Promise.all([first, second]);
+    const traced = server.received.find((r) => r.request.id === 'b')!;
+    expect(traced.metadata).toMatchObject({ traceparent });
+    expect(traced.request.parameters?.traceparent).toBeUndefined();
+    expect(unaryCalls(server)).toBe(1);
   });
 
   it('sends every inference as a unary call when the stream is turned off', async () => {

@@ -1,5 +1,13 @@
 import { ConfigError } from '@mesh/config';
-import { spanContextOf, startTracing, tracingEnabled, tracingSettingsOf } from './tracing';
+import {
+  EXPORT_PROBLEM_LOG_EVERY_MS,
+  exportProblemLogger,
+  spanContextOf,
+  startRemoteChildSpan,
+  startTracing,
+  tracingEnabled,
+  tracingSettingsOf,
+} from './tracing';
 
 const TRACE = '4bf92f3577b34da6a3ce929d0e0e4736';
 const PARENT = '00f067aa0ba902b7';
@@ -83,4 +91,65 @@ describe('startTracing', () => {
     expect(startTracing('router', undefined, {})).toBeUndefined();
     expect(tracingEnabled()).toBe(false);
   });
+});
+
+describe('export problems', () => {
+  it('logs at most one line per interval, saying how many it held back', () => {
+    let now = 0;
+    const warn = jest.fn();
+    const log = exportProblemLogger({ warn }, 'http://collector:4318/v1/traces', () => now);
+    log.error('export failed', new Error('connect ECONNREFUSED'));
+    now = EXPORT_PROBLEM_LOG_EVERY_MS - 1;
+    log.error('export failed', new Error('connect ECONNREFUSED'));
+    log.warn('dropped 3 spans');
+    now = EXPORT_PROBLEM_LOG_EVERY_MS;
+    log.error('export failed', new Error('socket hang up'));
+    log.info('ignored');
+    expect(warn.mock.calls).toEqual([
+      [
+        { event: 'tracing.export', endpoint: 'http://collector:4318/v1/traces', heldBack: 0 },
+        'tracing: export failed connect ECONNREFUSED',
+      ],
+      [
+        { event: 'tracing.export', endpoint: 'http://collector:4318/v1/traces', heldBack: 2 },
+        'tracing: export failed socket hang up',
+      ],
+    ]);
+  });
+
+  it('reaches the app log when the collector refuses the connection', async () => {
+    const warn = jest.fn();
+    const info = jest.fn();
+    // The batch processor and the exporter read these from the process environment: a short
+    // delay and timeout so the scheduled export fails (and is reported) soon.
+    const saved = { ...process.env };
+    Object.assign(process.env, {
+      OTEL_BSP_SCHEDULE_DELAY: '50',
+      OTEL_EXPORTER_OTLP_TIMEOUT: '500',
+    });
+    // Port 1 on loopback: nothing listens, the export is refused.
+    const handle = startTracing(
+      'router',
+      { warn, info },
+      {
+        OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:1',
+        OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
+      },
+    );
+    try {
+      expect(tracingEnabled()).toBe(true);
+      startRemoteChildSpan('POST /v1/predict', undefined).end();
+      for (let i = 0; i < 600 && warn.mock.calls.length === 0; i++) {
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      expect(warn.mock.calls[0]?.[0]).toMatchObject({
+        event: 'tracing.export',
+        endpoint: 'http://127.0.0.1:1/v1/traces',
+      });
+    } finally {
+      process.env = saved;
+      await handle!.shutdown();
+    }
+    expect(tracingEnabled()).toBe(false);
+  }, 60_000);
 });

@@ -1,10 +1,13 @@
 import {
+  diag,
+  DiagLogLevel,
   ROOT_CONTEXT,
   SpanKind,
   SpanStatusCode,
   trace,
   TraceFlags,
   type Attributes,
+  type DiagLogger,
   type Link,
   type Span,
   type SpanContext,
@@ -115,6 +118,9 @@ export function startTracing(
     spanProcessors: [new BatchSpanProcessor(exporter)],
   });
   tracer = provider.getTracer('@mesh/telemetry');
+  // The SDK reports a failed export (collector down, refused, timed out) only through its
+  // diagnostic logger; without one, spans vanish silently.
+  if (logger) diag.setLogger(exportProblemLogger(logger, settings.endpoint), DiagLogLevel.WARN);
   logger?.info(
     { event: 'tracing', ...settings },
     `tracing to ${settings.endpoint} (${settings.protocol})`,
@@ -124,15 +130,16 @@ export function startTracing(
     settings,
     flush: () => provider.forceFlush(),
     shutdown: () => {
-      stopped ??= provider.shutdown().then(
-        () => {
+      stopped ??= provider
+        .shutdown()
+        .then(
+          () => undefined,
+          (err: unknown) => logger?.warn({ err }, 'tracing: spans not exported at shutdown'),
+        )
+        .finally(() => {
           tracer = undefined;
-        },
-        (err: unknown) => {
-          tracer = undefined;
-          logger?.warn({ err }, 'tracing: spans not exported at shutdown');
-        },
-      );
+          diag.disable();
+        });
       return stopped;
     },
   };
@@ -209,6 +216,39 @@ export function endSpan(span: Span, outcome: string, message?: string, endTime?:
   span.setAttribute('mesh.outcome', outcome);
   if (outcome !== 'ok') span.setStatus({ code: SpanStatusCode.ERROR, message: message ?? outcome });
   span.end(endTime);
+}
+
+/** How often at most a failing export is logged; the lines in between are counted. */
+export const EXPORT_PROBLEM_LOG_EVERY_MS = 60_000;
+
+/**
+ * The SDK's diagnostic messages (export failures, dropped spans) as warn lines of the app's log,
+ * at most one per EXPORT_PROBLEM_LOG_EVERY_MS: a collector that is down must not flood the log
+ * of every request. The next line says how many were held back.
+ */
+export function exportProblemLogger(
+  logger: Pick<Logger, 'warn'>,
+  endpoint: string,
+  now: () => number = Date.now,
+): DiagLogger {
+  let lastAt: number | undefined;
+  let held = 0;
+  const report = (message: string, ...args: unknown[]) => {
+    const at = now();
+    if (lastAt !== undefined && at - lastAt < EXPORT_PROBLEM_LOG_EVERY_MS) {
+      held++;
+      return;
+    }
+    const detail = args.map((a) => (a instanceof Error ? a.message : String(a))).join(' ');
+    logger.warn(
+      { event: 'tracing.export', endpoint, heldBack: held },
+      `tracing: ${message}${detail === '' ? '' : ` ${detail}`}`,
+    );
+    lastAt = at;
+    held = 0;
+  };
+  const ignore = () => undefined;
+  return { error: report, warn: report, info: ignore, debug: ignore, verbose: ignore };
 }
 
 function activeTracer(): Tracer {

@@ -1,5 +1,5 @@
 import * as grpc from '@grpc/grpc-js';
-import { callerGone } from '@mesh/kserve';
+import { callerGone, TRACEPARENT_PARAMETER } from '@mesh/kserve';
 import type {
   ModelConfigRequest,
   ModelInferRequest,
@@ -12,14 +12,6 @@ import type {
   RepositoryModelUnloadRequest,
 } from '@mesh/kserve';
 import { modelConfigToProtoJson } from '@mesh/model-repository';
-import {
-  endSpan,
-  SpanKind,
-  spanContextOf,
-  startRemoteChildSpan,
-  tracingEnabled,
-  type Span,
-} from '@mesh/telemetry';
 import type { Logger } from 'pino';
 import { ERROR_STATUS } from '../core/error-status.map';
 import {
@@ -30,6 +22,7 @@ import {
 import { requestIdOf, type HostAccessLog, type HostCall } from '../core/host-access.log';
 import type { InferResponse } from '../core/inference.types';
 import { toHostError } from '../core/model-host.errors';
+import { endInferSpan, startInferSpan } from '../core/infer.trace';
 import type { ModelHostService } from '../core/model-host.service';
 import { fromInferMessage, toInferMessage } from './infer-message.mapper';
 import { statsToProto } from './statistics.mapper';
@@ -206,7 +199,9 @@ export class InferenceServicer {
 
   /**
    * One inference, written to the access log under the caller's request id. Traced (tracing on
-   * and the call came with a `traceparent`): a server span, child of the caller's span.
+   * and the call came with a `traceparent`): a server span, child of the caller's span. On a
+   * stream the `traceparent` is the request's own parameter (one stream carries many callers'
+   * requests), else the call's metadata.
    */
   private inferLogged(
     method: string,
@@ -221,45 +216,26 @@ export class InferenceServicer {
       model: req.model_name,
       version: req.model_version ?? '',
     };
-    const span =
-      tracingEnabled() && method === 'ModelInfer'
-        ? this.serverSpan(method, call, metadata)
-        : undefined;
-    if (!span) {
-      return this.access.around(call, () => this.host.infer({ ...fromInferMessage(req), signal }));
-    }
-    return this.access
-      .around(call, () => this.host.infer({ ...fromInferMessage(req), signal, span }))
-      .then(
-        (res) => {
-          endSpan(span, 'ok');
-          return res;
-        },
-        (err: unknown) => {
-          const e = toHostError(err);
-          span.setAttribute('rpc.grpc.status_code', ERROR_STATUS[e.code].grpc);
-          endSpan(span, signal.aborted ? 'CANCELLED' : e.code, e.message);
-          throw err;
-        },
-      );
-  }
-
-  /** The server span of a call that came with a valid `traceparent`; none without one. */
-  private serverSpan(method: string, call: HostCall, metadata: grpc.Metadata): Span | undefined {
-    const traceparent = metadata.get('traceparent')[0];
-    if (typeof traceparent !== 'string' || spanContextOf(traceparent) === undefined)
-      return undefined;
-    return startRemoteChildSpan(`inference.GRPCInferenceService/${method}`, traceparent, {
-      kind: SpanKind.SERVER,
-      attributes: {
+    const span = startInferSpan(
+      `inference.GRPCInferenceService/${method}`,
+      traceparentOf(req, metadata),
+      call,
+      {
         'rpc.system': 'grpc',
         'rpc.service': 'inference.GRPCInferenceService',
         'rpc.method': method,
-        'mesh.model': call.model,
-        'mesh.version': call.version,
-        'mesh.request_id': call.requestId,
       },
-    });
+    );
+    if (!span) {
+      return this.access.around(call, () => this.host.infer({ ...fromInferMessage(req), signal }));
+    }
+    const inference = this.access.around(call, () =>
+      this.host.infer({ ...fromInferMessage(req), signal, span }),
+    );
+    return endInferSpan(span, inference, signal, (code) => [
+      'rpc.grpc.status_code',
+      ERROR_STATUS[code].grpc,
+    ]);
   }
 
   private toStatus(err: unknown): Partial<grpc.StatusObject> {
@@ -267,4 +243,12 @@ export class InferenceServicer {
     if (e.code === 'INTERNAL') this.logger.error({ err: e.message }, 'request failed');
     return { code: ERROR_STATUS[e.code].grpc, details: e.message };
   }
+}
+
+/** A stream request's own `traceparent` parameter, else the call's metadata. */
+function traceparentOf(req: ModelInferRequest, metadata: grpc.Metadata): string | undefined {
+  const own = req.parameters?.[TRACEPARENT_PARAMETER]?.string_param;
+  if (typeof own === 'string' && own !== '') return own;
+  const sent = metadata.get('traceparent')[0];
+  return typeof sent === 'string' ? sent : undefined;
 }

@@ -7,6 +7,8 @@ import {
   loadOptionsFrom,
   type LoadParameterValue,
 } from '../core/load-options';
+import { ERROR_STATUS } from '../core/error-status.map';
+import { endInferSpan, startInferSpan } from '../core/infer.trace';
 import { InvalidInferenceError } from '../core/model-host.errors';
 import { ModelHostService, type ServerMetadata } from '../core/model-host.service';
 import { rawBinaryInput } from '../core/raw-binary.request';
@@ -19,6 +21,9 @@ import {
   splitInferBody,
   type HttpInferRequest,
 } from './binary-tensor.codec';
+
+/** The route template the infer span names (OpenTelemetry's http.route: low cardinality). */
+const INFER_ROUTE = '/v2/models/{model}/infer';
 
 /** `{"parameters": {...}}` of a repository load/unload body; an empty body has none. */
 function repositoryParameters(body: Buffer | undefined): Record<string, LoadParameterValue> {
@@ -116,6 +121,7 @@ export class KserveHttpController {
   async infer(
     @Res({ passthrough: true }) reply: FastifyReply,
     @Headers('x-request-id') requestId: string | undefined,
+    @Headers('traceparent') traceparent: string | undefined,
     @Headers(HEADER_LENGTH) headerLength: string | undefined,
     @Body() body: Buffer | undefined,
     @Param('model') model: string,
@@ -131,7 +137,11 @@ export class KserveHttpController {
     };
     let binaryOutput: HttpInferRequest['binaryOutput'] = () => true;
     const signal = callerGone(reply);
-    const res = await this.access.around(call, () => {
+    const span = startInferSpan(`POST ${INFER_ROUTE}`, traceparent, call, {
+      'http.request.method': 'POST',
+      'http.route': INFER_ROUTE,
+    });
+    const inference = this.access.around(call, () => {
       const decoded = this.decodeInfer(model, version, body, headerLength);
       call.requestId = requestIdOf(requestId, decoded.id);
       binaryOutput = decoded.binaryOutput;
@@ -145,8 +155,15 @@ export class KserveHttpController {
         priority: decoded.priority,
         timeoutUs: decoded.timeoutUs,
         signal,
+        ...(span ? { span } : {}),
       });
     });
+    const res = await (span
+      ? endInferSpan(span, inference, signal, (code) => [
+          'http.response.status_code',
+          ERROR_STATUS[code].http,
+        ])
+      : inference);
     const encoded = encodeHttpInferResponse(res, binaryOutput);
     if ('json' in encoded) return encoded.json;
     void reply

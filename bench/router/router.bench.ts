@@ -27,6 +27,7 @@ import { asUsersWriteIt, ensureBuiltAndGenerated, repositoryVariant } from './be
 import { RawOrtArm, rawLabel, type RawConfig } from './raw-ort.arm';
 import { RouterGrpcClient } from './router-grpc.client';
 import { postJson } from './http-post';
+import { OtlpSink } from './otlp-sink';
 import { headline, renderMarkdown, type BenchPoint, type BenchReport } from './bench-report';
 
 /** The cores this process may use (follows taskset/cgroups); every arm gets all of them. */
@@ -84,6 +85,7 @@ const EXTRA_ARMS = [
   'router-as-written-baseline-grpc',
   'router-aa',
   'router-redis-cluster',
+  'router-tracing',
 ];
 
 function parseArgs(argv: string[]): Args {
@@ -174,6 +176,9 @@ interface Procs {
   routerAa?: BenchProcess;
   /** Started only when `--arms` names `router-redis-cluster`: this build on a Redis Cluster. */
   routerRedisCluster?: BenchProcess;
+  /** Started only when `--arms` names `router-tracing` (with its own traced host). */
+  routerTracing?: BenchProcess;
+  hostTracing?: BenchProcess;
   peer: BenchProcess;
 }
 
@@ -227,6 +232,7 @@ async function main(): Promise<void> {
   const asWrittenRepo = repositoryVariant(args.models, MODEL, {}, { rewrite: asUsersWriteIt });
   const all: BenchProcess[] = [];
   let redisCluster: RedisClusterHarness | undefined;
+  let sink: OtlpSink | undefined;
   try {
     const host = (name: string, repo: string, root = ROOT) =>
       startBenchHost(name, repo, MODEL, { root });
@@ -295,6 +301,25 @@ async function main(): Promise<void> {
           })
         : undefined;
     if (routerRedisCluster) all.push(routerRedisCluster);
+    // This build with tracing on at 100 % sampling, router and its own host, exporting
+    // OTLP/HTTP protobuf (the default encoding) to a sink in this process that reads and drops
+    // every export: the price of tracing everything, read against the A/A pair's spread.
+    sink = args.arms.includes('router-tracing') ? await OtlpSink.start() : undefined;
+    const traced = sink && {
+      OTEL_EXPORTER_OTLP_ENDPOINT: sink.url,
+      OTEL_TRACES_SAMPLER: 'always_on',
+    };
+    const hostTracing = traced
+      ? await startBenchHost('model-host-tracing', meshRepo.root, MODEL, { env: traced })
+      : undefined;
+    if (hostTracing) {
+      all.push(hostTracing);
+      await waitReady(`${hostTracing.urls.http}/healthz/ready`);
+    }
+    const routerTracing = hostTracing
+      ? await router('router-tracing', hostTracing, meshRepo.root, 0, traced)
+      : undefined;
+    if (routerTracing) all.push(routerTracing);
     const routerUnary = args.arms.includes('router-unary')
       ? await router('router-unary', hostMesh, meshRepo.root, 0, { KSERVE_LONE_STREAM: 'off' })
       : undefined;
@@ -360,6 +385,7 @@ async function main(): Promise<void> {
     if (routerAsWrittenBaseline) await waitReady(`${routerAsWrittenBaseline.url}/healthz/ready`);
     if (routerAa) await waitReady(`${routerAa.url}/healthz/ready`);
     if (routerRedisCluster) await waitReady(`${routerRedisCluster.url}/healthz/ready`);
+    if (routerTracing) await waitReady(`${routerTracing.url}/healthz/ready`);
     const peer = await startNaivePeer(args.models, all);
     const procs: Procs = {
       hostMesh,
@@ -377,6 +403,8 @@ async function main(): Promise<void> {
       hostAsWrittenBaseline,
       routerAa,
       routerRedisCluster,
+      routerTracing,
+      hostTracing,
       peer,
     };
     const points: BenchPoint[] = [];
@@ -405,6 +433,8 @@ async function main(): Promise<void> {
   } finally {
     for (const p of all.reverse()) await p.stop();
     await redisCluster?.stop();
+    if (sink) log(`otlp sink: ${sink.seen.exports} exports, ${sink.seen.bytes} bytes`);
+    await sink?.stop();
     meshRepo.remove();
     tritonRepo.remove();
     asWrittenRepo.remove();
@@ -577,6 +607,13 @@ async function closedLoop(
         shot: (i: number) => postJson(`${p.routerRedisCluster!.url}/v1/predict`, body(i), KEY),
         pids: { router: p.routerRedisCluster.pid, host: p.hostMesh.pid },
         note: 'as router, on a Redis Cluster (3 primaries + 3 replicas on loopback)',
+      },
+    }),
+    ...(p.routerTracing && {
+      'router-tracing': {
+        shot: (i: number) => postJson(`${p.routerTracing!.url}/v1/predict`, body(i), KEY),
+        pids: { router: p.routerTracing.pid, host: p.hostTracing!.pid },
+        note: 'as router, router and its own host tracing every request (OTLP/HTTP protobuf to a sink that drops it)',
       },
     }),
     ...(p.routerAa && {

@@ -1,6 +1,7 @@
 import { BackendError, type KServeClient } from '@mesh/kserve';
 import { memoryParameterKey, parseMemoryMb } from '@mesh/model-repository';
 import { budgetFromExtensions } from '@mesh/placement';
+import { endSpan, SpanKind, startChildSpan, traceparentOf, type Span } from '@mesh/telemetry';
 import type { BackendFleet, BackendReadiness } from '../rollout/rollout.ports';
 import type { RepositoryModelCatalog } from './repository-model.catalog';
 
@@ -68,15 +69,21 @@ export class KServeBackendFleet implements BackendFleet {
     }
   }
 
-  async serve(model: string, versions: number[], addresses?: string[]): Promise<void> {
+  async serve(
+    model: string,
+    versions: number[],
+    addresses?: string[],
+    parent?: Span,
+  ): Promise<void> {
     const config = await this.catalog.servingConfig(model, versions);
     const targets = this.clients.filter((c) => !addresses || addresses.includes(c.address));
+    const request = { model_name: model, parameters: { config: { string_param: config } } };
+    const options = { deadlineMs: this.loadDeadlineMs };
     const results = await Promise.allSettled(
       targets.map((c) =>
-        c.repositoryModelLoad(
-          { model_name: model, parameters: { config: { string_param: config } } },
-          { deadlineMs: this.loadDeadlineMs },
-        ),
+        parent
+          ? loadTraced(c, request, options, parent, versions)
+          : c.repositoryModelLoad(request, options),
       ),
     );
     const failed = results
@@ -132,6 +139,41 @@ export class KServeBackendFleet implements BackendFleet {
     } catch (err: unknown) {
       return { address: c.address, ready: false, problem: message(err) };
     }
+  }
+}
+
+/**
+ * One backend's load as a client span under the rollout step's load, its context sent along
+ * in the call's metadata (a backend that traces its repository calls joins the trace).
+ */
+async function loadTraced(
+  c: KServeClient,
+  request: Parameters<KServeClient['repositoryModelLoad']>[0],
+  options: { deadlineMs: number },
+  parent: Span,
+  versions: readonly number[],
+): Promise<void> {
+  const span = startChildSpan('inference.GRPCInferenceService/RepositoryModelLoad', parent, {
+    kind: SpanKind.CLIENT,
+    attributes: {
+      'rpc.system': 'grpc',
+      'rpc.service': 'inference.GRPCInferenceService',
+      'rpc.method': 'RepositoryModelLoad',
+      'server.address': c.address,
+      'mesh.model': request.model_name,
+      'mesh.versions': versions.join(','),
+    },
+  });
+  try {
+    await c.repositoryModelLoad(request, {
+      ...options,
+      metadata: { traceparent: traceparentOf(span) },
+    });
+    endSpan(span, 'ok');
+  } catch (err: unknown) {
+    if (err instanceof BackendError) span.setAttribute('rpc.grpc.status_code', err.grpcCode);
+    endSpan(span, 'error', message(err));
+    throw err;
   }
 }
 

@@ -1,3 +1,4 @@
+import type { Span } from '@mesh/telemetry';
 import type { BackendFleet, BackendReadiness, DesiredVersions } from '../rollout/rollout.ports';
 import type { Placer } from './placer';
 
@@ -17,7 +18,7 @@ export class PlacementAwareFleet implements BackendFleet, DesiredVersions {
         version: number,
         addresses?: readonly string[],
       ): Promise<BackendReadiness[]>;
-      serve(model: string, versions: number[], addresses?: string[]): Promise<void>;
+      serve(model: string, versions: number[], addresses?: string[], parent?: Span): Promise<void>;
     },
     private readonly desired: DesiredVersions,
     private readonly placer: Pick<
@@ -50,11 +51,16 @@ export class PlacementAwareFleet implements BackendFleet, DesiredVersions {
    * placement pass places the rollout's versions on budgeted ones. Without (a drain): the
    * versions outside `versions` are retired everywhere.
    */
-  async serve(model: string, versions: number[], addresses?: string[]): Promise<void> {
+  async serve(
+    model: string,
+    versions: number[],
+    addresses?: string[],
+    parent?: Span,
+  ): Promise<void> {
     const { budgeted, unbudgeted } = await this.split();
-    if (budgeted.length === 0) return this.fleet.serve(model, versions, addresses);
+    if (budgeted.length === 0) return this.fleet.serve(model, versions, addresses, parent);
     const plain = unbudgeted.filter((a) => !addresses || addresses.includes(a));
-    if (plain.length > 0) await this.fleet.serve(model, versions, plain);
+    if (plain.length > 0) await this.fleet.serve(model, versions, plain, parent);
     await this.placer.reconcile();
     if (!addresses) await this.placer.retire(model, versions, budgeted);
   }

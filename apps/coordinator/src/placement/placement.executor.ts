@@ -1,6 +1,8 @@
+import type { Span } from '@mesh/telemetry';
 import type { Logger } from 'pino';
 import type { PlannedChange } from './placement-policy.types';
 import type { PlacementBackends } from './placement.ports';
+import { endChangeSpan, startChangeSpan } from './placement.trace';
 
 /** A planned change as carried out: with the call's error when it failed. */
 export type CarriedOut = PlannedChange & { error?: string };
@@ -25,12 +27,14 @@ export class PlacementExecutor {
 
   /**
    * Carries out `changes`; `residency` is updated to what the backends hold afterwards.
-   * `budgeted` names the backends with a budget.
+   * `budgeted` names the backends with a budget. With `parent` (a traced pass), each change is
+   * a child span covering the repository call that carried it out.
    */
   async execute(
     changes: readonly PlannedChange[],
     residency: Residency,
     budgeted: ReadonlySet<string>,
+    parent?: Span,
   ): Promise<CarriedOut[]> {
     const out: CarriedOut[] = changes.map((c) => ({ ...c }));
     const addresses = [...new Set(out.map((c) => c.backend))];
@@ -39,51 +43,80 @@ export class PlacementExecutor {
         const mine = out.filter((c) => c.backend === a);
         const models = residency.get(a) ?? new Map<string, Set<number>>();
         residency.set(a, models);
-        return budgeted.has(a) ? this.inTwoSteps(a, mine, models) : this.inOneStep(a, mine, models);
+        return budgeted.has(a)
+          ? this.inTwoSteps(a, mine, models, parent)
+          : this.inOneStep(a, mine, models, parent);
       }),
     );
     return out;
   }
 
-  private async inOneStep(address: string, mine: CarriedOut[], models: Map<string, Set<number>>) {
+  private async inOneStep(
+    address: string,
+    mine: CarriedOut[],
+    models: Map<string, Set<number>>,
+    parent: Span | undefined,
+  ) {
     for (const [model, group] of byModel(mine)) {
       const now = new Set(models.get(model) ?? []);
       for (const c of group) {
         if (c.action === 'load') now.add(c.version);
         else now.delete(c.version);
       }
-      const error = await this.apply(address, model, models.get(model), now);
-      if (error) for (const c of group) c.error = error;
-      else models.set(model, now);
+      const error = await this.apply(address, model, models.get(model), now, group, parent);
+      if (!error) models.set(model, now);
     }
   }
 
-  private async inTwoSteps(address: string, mine: CarriedOut[], models: Map<string, Set<number>>) {
+  private async inTwoSteps(
+    address: string,
+    mine: CarriedOut[],
+    models: Map<string, Set<number>>,
+    parent: Span | undefined,
+  ) {
     let unloadFailed = false;
     for (const [model, group] of byModel(mine.filter((c) => c.action === 'unload'))) {
       const now = new Set(models.get(model) ?? []);
       for (const c of group) now.delete(c.version);
-      const error = await this.apply(address, model, models.get(model), now);
-      if (error) {
-        unloadFailed = true;
-        for (const c of group) c.error = error;
-      } else models.set(model, now);
+      const error = await this.apply(address, model, models.get(model), now, group, parent);
+      if (error) unloadFailed = true;
+      else models.set(model, now);
     }
     for (const [model, group] of byModel(mine.filter((c) => c.action === 'load'))) {
       if (unloadFailed) {
-        for (const c of group) c.error = 'not loaded: an unload on this backend failed first';
+        for (const c of group) {
+          c.error = 'not loaded: an unload on this backend failed first';
+          if (parent) endChangeSpan(startChangeSpan(parent, c), c);
+        }
         continue;
       }
       const now = new Set(models.get(model) ?? []);
       for (const c of group) now.add(c.version);
-      const error = await this.apply(address, model, models.get(model), now);
-      if (error) for (const c of group) c.error = error;
-      else models.set(model, now);
+      const error = await this.apply(address, model, models.get(model), now, group, parent);
+      if (!error) models.set(model, now);
     }
   }
 
-  /** One repository call moving `model` on a backend from `before` to `after`. */
+  /**
+   * One repository call moving `model` on a backend from `before` to `after`, carrying out
+   * `group`: its changes get the call's error when it fails.
+   */
   private async apply(
+    address: string,
+    model: string,
+    before: Set<number> | undefined,
+    after: Set<number>,
+    group: CarriedOut[],
+    parent: Span | undefined,
+  ): Promise<string | undefined> {
+    const spans = parent ? group.map((c) => startChangeSpan(parent, c)) : undefined;
+    const error = await this.call(address, model, before, after);
+    if (error) for (const c of group) c.error = error;
+    spans?.forEach((span, i) => endChangeSpan(span, group[i]!));
+    return error;
+  }
+
+  private async call(
     address: string,
     model: string,
     before: Set<number> | undefined,

@@ -1,3 +1,4 @@
+import { performance } from 'node:perf_hooks';
 import { versionKey, type BackendLedger, type PlacementDecision } from '@mesh/placement';
 import type { Logger } from 'pino';
 import type { Clock } from '../rollout/rollout.ports';
@@ -8,6 +9,7 @@ import { PlacementExecutor, type CarriedOut, type Residency } from './placement.
 import type { PlacementMetrics } from './placement.metrics';
 import type { PlacementBackends, PlacementSources } from './placement.ports';
 import type { PlacementRepository } from './placement.repository';
+import { placementSpan, tracedChanges } from './placement.trace';
 
 export interface PlacerDeps {
   reader: PlacementSnapshotReader;
@@ -83,6 +85,7 @@ export class Placer {
    */
   retire(model: string, keep: readonly number[], addresses: readonly string[]): Promise<void> {
     const run = this.tail.then(async () => {
+      const startedAt = performance.now();
       const now = this.deps.clock.now();
       const changes: PlannedChange[] = [];
       for (const address of addresses) {
@@ -99,7 +102,10 @@ export class Placer {
           });
         }
       }
-      const done = await this.executor.execute(changes, this.residency, this.budgetedSet());
+      const span = placementSpan('placement.retire', startedAt, changes, { 'mesh.model': model });
+      const done = await tracedChanges(span, () =>
+        this.executor.execute(changes, this.residency, this.budgetedSet(), span),
+      );
       await this.record(done, now);
       const failed = done.find((c) => c.error);
       if (failed)
@@ -112,22 +118,35 @@ export class Placer {
   }
 
   private async pass(): Promise<number> {
+    const startedAt = performance.now();
     const now = this.deps.clock.now();
     const inputs = await this.deps.reader.read(now);
     const plan = this.deps.policy.plan(inputs.snapshot);
     this.noteSkips(plan.skipped);
     const residency = residencyOf(inputs);
     this.budgets = new Map(inputs.snapshot.backends.map((b) => [b.address, b.budgetMb]));
-    const done = await this.executor.execute(plan.changes, residency, this.budgetedSet());
-    this.residency = residency;
-    this.footprints = new Map(
-      inputs.snapshot.versions.map((v) => [versionKey(v.model, v.version), v.mb]),
-    );
-    await this.record(done, now);
-    await this.refineFootprints(done);
-    await this.deps.repository.writeLedgers(this.ledgers(inputs, done, now));
-    await this.deps.repository.recordLastUse(inputs.lastUse);
-    await this.answerDemand(inputs);
+    const span = placementSpan('placement.pass', startedAt, plan.changes, {
+      'mesh.placement.skipped': plan.skipped.length,
+      'mesh.backends': inputs.snapshot.backends.length,
+    });
+    const done = await tracedChanges(span, async () => {
+      const carried = await this.executor.execute(
+        plan.changes,
+        residency,
+        this.budgetedSet(),
+        span,
+      );
+      this.residency = residency;
+      this.footprints = new Map(
+        inputs.snapshot.versions.map((v) => [versionKey(v.model, v.version), v.mb]),
+      );
+      await this.record(carried, now);
+      await this.refineFootprints(carried);
+      await this.deps.repository.writeLedgers(this.ledgers(inputs, carried, now));
+      await this.deps.repository.recordLastUse(inputs.lastUse);
+      await this.answerDemand(inputs);
+      return carried;
+    });
     return done.filter((c) => c.action === 'load' && !c.error).length;
   }
 

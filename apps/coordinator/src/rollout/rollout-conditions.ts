@@ -1,3 +1,4 @@
+import { performance } from 'node:perf_hooks';
 import type { TransitionMetrics } from '@mesh/rollout-contract';
 import { RolloutGate, type GateResult } from './rollout-gate';
 import { RolloutWindow } from './rollout-window';
@@ -58,6 +59,7 @@ export class RolloutConditions {
 
   /** The plan's gates over the current step (or bake) so far, against the old version. */
   async evaluate(r: RolloutRecord, now: number, holdOver: boolean): Promise<GateResult> {
+    const startedAt = performance.now();
     const { task, model, toVersion } = r.plan;
     const fromMs = r.enteredAt;
     const fresh = await this.ports.signals.read({
@@ -73,7 +75,7 @@ export class RolloutConditions {
         ? undefined
         : await this.ports.signals.read({ task, model, version: base, fromMs, toMs: now });
     const result = new RolloutGate(r.plan.gates).evaluate(fresh, baseline, holdOver);
-    this.options.onGate?.(r.plan, result.verdict);
+    this.options.onGate?.(r.plan, result.verdict, result, startedAt);
     return result;
   }
 }

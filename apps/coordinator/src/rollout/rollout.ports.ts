@@ -1,3 +1,4 @@
+import type { Span } from '@mesh/telemetry';
 import type {
   Route,
   ShadowAgreementSource,
@@ -69,9 +70,10 @@ export interface BackendFleet {
   readiness(model: string, version: number): Promise<BackendReadiness[]>;
   /**
    * Loads `model` with a config override naming exactly `versions`, on the given backends
-   * (all when omitted). Versions already serving keep serving.
+   * (all when omitted). Versions already serving keep serving. With `parent` (a traced
+   * rollout step), each backend's call is a child span of it.
    */
-  serve(model: string, versions: number[], addresses?: string[]): Promise<void>;
+  serve(model: string, versions: number[], addresses?: string[], parent?: Span): Promise<void>;
 }
 
 export interface RoutingVerdict {
@@ -103,7 +105,13 @@ export type TrafficSignals = TrafficSignalSource & ShadowAgreementSource;
 
 /** Sends warm-up inferences straight to every backend. */
 export interface Warmer {
-  warm(model: string, version: number, requests: number): Promise<{ ok: number; failed: number }>;
+  /** `traceparent` (a traced step's warm-up span) travels with each inference. */
+  warm(
+    model: string,
+    version: number,
+    requests: number,
+    traceparent?: string,
+  ): Promise<{ ok: number; failed: number }>;
 }
 
 /** The versions each model should serve; the placer restores them on restarted backends. */

@@ -5,7 +5,7 @@ import type {
   RolloutState,
   TimelineEntry,
 } from '@mesh/rollout-contract';
-import type { GateVerdict } from './rollout-gate';
+import type { GateResult, GateVerdict } from './rollout-gate';
 
 export interface OperatorCommand {
   kind: OperatorCommandKind;
@@ -59,6 +59,9 @@ export interface RolloutMachineOptions {
   loadSampleMs: number;
   /** A version that is not READY everywhere by then fails the rollout (ms). */
   loadTimeoutMs: number;
-  /** Told every gate evaluation's verdict (metrics). */
-  onGate?: (plan: RolloutPlan, verdict: GateVerdict) => void;
+  /**
+   * Told every gate evaluation's verdict (metrics), with what it compared and when it started
+   * (`performance.now()`; a traced step records the evaluation as a span).
+   */
+  onGate?: (plan: RolloutPlan, verdict: GateVerdict, result: GateResult, startedAt: number) => void;
 }

@@ -70,6 +70,8 @@ export class FakeMesh
   desiredMap = new Map<string, number[]>();
   catalogProblems: string[] = [];
   warmFailures = 0;
+  /** The `traceparent` each warm-up was sent with (undefined: untraced). */
+  warmTraceparents: (string | undefined)[] = [];
   /** When set, the next setVersions fails with this error (after nothing was written). */
   failNextWrite: Error | undefined;
 
@@ -186,7 +188,8 @@ export class FakeMesh
   }
 
   // Warmer
-  async warm(_model: string, _version: number, requests: number) {
+  async warm(_model: string, _version: number, requests: number, traceparent?: string) {
+    this.warmTraceparents.push(traceparent);
     return { ok: requests - this.warmFailures, failed: this.warmFailures };
   }
 

@@ -1,0 +1,127 @@
+import { randomUUID } from 'node:crypto';
+import { closeRedis, createRedis, type RedisClient } from '@mesh/config';
+import { RoutingTableRepository, routingKeys } from '@mesh/routing';
+import { tracingEnabled } from '@mesh/telemetry';
+import pino from 'pino';
+import { RoutingRouteStore } from '../fleet/routing.route-store';
+import { LeaderLease } from '../leader/leader-lease';
+import { FakeClock, signals } from '../testing/fake-mesh';
+import {
+  childNamed,
+  childrenOf,
+  InMemoryTracing,
+  type ReadableSpan,
+} from '../testing/in-memory-tracing';
+import {
+  T0,
+  machineWith,
+  meshWithRoute,
+  questionTypeRoute,
+  rolloutRecord,
+} from '../testing/rollout-fixtures';
+import { RolloutRepository } from './rollout.repository';
+import { RolloutRunner } from './rollout.runner';
+
+const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+const FILE_PREFIX = `test:rollout-trace:${randomUUID().slice(0, 8)}`;
+const silent = pino({ level: 'silent' });
+let redis: RedisClient;
+let n = 0;
+
+beforeAll(() => {
+  redis = createRedis('commands', { url: REDIS_URL, name: 'test-rollout.trace' });
+});
+
+afterAll(async () => {
+  const keys = await redis.keys(`${FILE_PREFIX}:*`);
+  if (keys.length > 0) await redis.del(...keys);
+  await closeRedis(redis);
+});
+
+/**
+ * The leader over real Redis (routing table, lease, rollout records, each test under its own
+ * prefix); backends, routers and signals in memory. Runs one rollout to its end.
+ */
+async function runToEnd(id: string) {
+  const prefix = `${FILE_PREFIX}:${++n}`;
+  const clock = new FakeClock(T0);
+  const mesh = meshWithRoute();
+  mesh.routerEpoch = Number.MAX_SAFE_INTEGER; // routers always caught up
+  mesh.signals.set(1, signals({ requests: 900, p99Ms: 10 }));
+  mesh.signals.set(2, signals({ requests: 100, p99Ms: 10 }));
+  const table = new RoutingTableRepository(redis, { keyPrefix: prefix });
+  const lease = new LeaderLease(redis, routingKeys(prefix), 'coordinator-a', 60_000);
+  const routes = new RoutingRouteStore(table, () => lease.fence);
+  const repository = new RolloutRepository(redis, prefix);
+  const runner = new RolloutRunner(
+    lease,
+    repository,
+    machineWith(mesh, clock, { routes }),
+    { reconcile: async () => 0 },
+    silent,
+    { tickMs: 1000, reconcileMs: 60_000, clock },
+  );
+  await table.seedIfAbsent({ tenants: [], routes: [questionTypeRoute()] }, 'seed');
+  const plan = {
+    steps: [
+      { weight: 20, holdSeconds: 30 },
+      { weight: 100, holdSeconds: 30 },
+    ],
+    bakeSeconds: 0,
+  };
+  await repository.create(rolloutRecord({ id, plan, rev: 0 }));
+  for (let i = 0; i < 60; i++) {
+    if ((await repository.get(id))?.state === 'completed') break;
+    await runner.tick();
+    clock.advance(10);
+  }
+  await lease.release();
+  const done = await repository.get(id);
+  const epoch = (await routes.get('*', 'question-type'))?.epoch;
+  return { done, epoch, mesh };
+}
+
+const roots = (spans: ReadableSpan[]) => spans.filter((s) => s.name === 'rollout.step');
+
+describe('Rollout traces from the leader loop (real Redis)', () => {
+  it('records each step the leader saved, its shifts carrying the routing table’s epochs', async () => {
+    const tracing = new InMemoryTracing();
+    try {
+      const { done, epoch } = await runToEnd('ro-traced');
+      expect(done?.state).toBe('completed');
+      const spans = await tracing.spans();
+      const steps = roots(spans);
+      expect(steps.filter((s) => s.attributes['mesh.rollout.outcome'] !== 'waiting').length).toBe(
+        done!.timeline.length,
+      );
+      const canary = steps.filter((s) => s.attributes['mesh.rollout.outcome'] === 'canary');
+      expect(canary.map((s) => s.attributes['mesh.rollout.weight'])).toEqual([20, 100]);
+      const shifts = canary.map((s) => childNamed(spans, s, 'rollout.shift'));
+      const epochs = shifts.map((s) => s.attributes['mesh.routing.epoch'] as number);
+      expect(epochs[1]).toBeGreaterThan(epochs[0]!);
+      // The last write of the rollout (the drain's final weights) is the table's epoch now.
+      const written = steps.flatMap((s) =>
+        childrenOf(spans, s).filter((c) => c.name === 'rollout.shift'),
+      );
+      expect(written.at(-1)?.attributes['mesh.routing.epoch']).toBe(epoch);
+      expect(steps.at(-1)?.attributes).toMatchObject({
+        'mesh.rollout.id': 'ro-traced',
+        'mesh.rollout.outcome': 'completed',
+        'mesh.rollout.metric.retired': '1',
+      });
+    } finally {
+      expect(await tracing.shutdown()).toBe(false);
+    }
+  });
+
+  it('with tracing off the leader runs the same rollout to the same record', async () => {
+    const tracing = new InMemoryTracing();
+    const traced = await runToEnd('ro-same');
+    await tracing.shutdown();
+    expect(tracingEnabled()).toBe(false);
+    const plain = await runToEnd('ro-same');
+    expect(plain.done).toEqual(traced.done);
+    expect(plain.epoch).toBe(traced.epoch);
+    expect(plain.mesh.loads).toEqual(traced.mesh.loads);
+  });
+});

@@ -16,6 +16,7 @@ import { buildRouterOpenApi } from './openapi/router.openapi';
 import { NDJSON } from './jobs/jobs.controller';
 import { installAccessLogHook, installRequestIdHook } from './http/request-id.hook';
 import { installTraceHook } from './http/trace.hook';
+import { installJobTraceHook } from './jobs/job-trace.hook';
 import { AccessLog } from './core/access.log';
 import { loadRouterConfig, type RouterConfig } from './router.config';
 import { RouterModule } from './router.module';
@@ -67,6 +68,7 @@ function configureHttp(app: NestFastifyApplication, logger: Logger): void {
   app.useGlobalFilters(new HttpErrorFilter(logger, routes));
   installRequestIdHook(fastify);
   installTraceHook(fastify);
+  installJobTraceHook(fastify);
   installAccessLogHook(fastify, app.get(AccessLog));
   installJsonBodyParser(fastify);
   // NDJSON job uploads reach the handler as the raw stream: the job parser enforces its own

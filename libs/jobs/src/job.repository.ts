@@ -261,6 +261,7 @@ function toHash(r: JobRecord): Record<string, string> {
   if (r.reason !== undefined) out.reason = r.reason;
   if (r.startedAt !== undefined) out.startedAt = String(r.startedAt);
   if (r.finishedAt !== undefined) out.finishedAt = String(r.finishedAt);
+  if (r.traceparent !== undefined) out.traceparent = r.traceparent;
   return out;
 }
 
@@ -286,5 +287,6 @@ function fromHash(id: string, h: Record<string, string>): JobRecord | undefined 
   if (h.reason) record.reason = h.reason;
   if (h.startedAt) record.startedAt = num(h.startedAt);
   if (h.finishedAt) record.finishedAt = num(h.finishedAt);
+  if (h.traceparent) record.traceparent = h.traceparent;
   return record;
 }

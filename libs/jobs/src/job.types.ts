@@ -52,6 +52,11 @@ export interface JobRecord extends PinnedVersion {
   createdAt: number;
   startedAt?: number;
   finishedAt?: number;
+  /**
+   * W3C `traceparent` of the span that accepted the job (set only when the router traced the
+   * submit): the worker's chunk spans continue it, so a job is one trace.
+   */
+  traceparent?: string;
 }
 
 /** An item-level error on a result line. */

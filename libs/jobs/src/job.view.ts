@@ -17,6 +17,8 @@ export interface JobStatusView {
   createdAt: string;
   startedAt: string | null;
   finishedAt: string | null;
+  /** The job's trace (the submit span's trace id), when the submit was traced. */
+  traceId?: string;
 }
 
 /** Rate over the job's running time so far; ETA from that rate (null before any progress). */
@@ -42,5 +44,6 @@ export function jobStatusView(r: JobRecord, now: number): JobStatusView {
     createdAt: new Date(r.createdAt).toISOString(),
     startedAt: r.startedAt === undefined ? null : new Date(r.startedAt).toISOString(),
     finishedAt: r.finishedAt === undefined ? null : new Date(r.finishedAt).toISOString(),
+    ...(r.traceparent === undefined ? {} : { traceId: r.traceparent.split('-')[1] }),
   };
 }

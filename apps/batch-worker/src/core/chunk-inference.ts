@@ -13,6 +13,14 @@ export interface PinnedModel {
   postprocess(output: OutputTensor, batch: EncodedBatch): Prediction[];
 }
 
+/** What a chunk's call tells the backend besides its rows. */
+export interface InferMeta {
+  requestId: string;
+  priority: 1 | 2;
+  /** The call's client span as W3C `traceparent` (traced jobs only): the host continues it. */
+  traceparent?: string;
+}
+
 /**
  * The worker's inference path, the same one the router uses (@mesh/inference): its own
  * version catalog and backend discovery, so routability is decided here, not by asking a router.
@@ -31,9 +39,5 @@ export interface ChunkInference<V extends PinnedModel = PinnedModel> {
   isCold?(model: string, version: number): boolean;
   /** One discovery round now (after the placer announced a load); absent: none. */
   refresh?(): Promise<void>;
-  infer(
-    version: V,
-    batch: EncodedBatch,
-    meta: { requestId: string; priority: 1 | 2 },
-  ): Promise<OutputTensor>;
+  infer(version: V, batch: EncodedBatch, meta: InferMeta): Promise<OutputTensor>;
 }

@@ -5,12 +5,16 @@ import {
   type ChunkPayload,
   type ItemResult,
   type JobItem,
+  type JobRecord,
   type JobRepository,
 } from '@mesh/jobs';
 import { isRetryable } from '@mesh/errors';
+import type { Span } from '@mesh/telemetry';
 import type { Logger } from 'pino';
 import type { ChunkInference, PinnedModel } from './chunk-inference';
 import type { ChunkRunner } from './chunk.runner';
+import { endChunkSpan, jobTraceOf, recordParked, startChunkSpan } from './chunk.trace';
+import { errorCodeOf } from './error-code';
 import type { ColdStartRequester } from './cold-start.requester';
 import type { WorkerMetrics } from './worker.metrics';
 
@@ -26,7 +30,11 @@ export type ChunkOutcome = 'written' | 'skipped' | 'waiting' | 'failed_items';
 
 /** Thrown to tell the queue edge to park the chunk and try again later (waiting_for_version). */
 export class WaitForVersion extends Error {
-  constructor(readonly reason: string) {
+  constructor(
+    readonly reason: string,
+    /** The version is resident nowhere and its load was asked of the placer. */
+    readonly coldStart = false,
+  ) {
     super(reason);
   }
 }
@@ -78,6 +86,33 @@ export class ChunkProcessor<V extends PinnedModel> {
     const { jobId, chunk } = payload;
     const record = await this.repository.get(jobId);
     if (!record || TERMINAL_STATES.has(record.state)) return 'skipped';
+    const traceparent = jobTraceOf(record);
+    if (traceparent === undefined) return this.run(job, record, chunk, undefined);
+    // Every attempt (a retry, a parked chunk back from its wait) is a span of its own.
+    const span = startChunkSpan(traceparent, record, chunk, job.attemptsMade);
+    try {
+      const outcome = await this.run(job, record, chunk, span);
+      // A chunk that failed for good ended its span with the error's code already.
+      if (outcome !== 'failed_items') endChunkSpan(span, outcome === 'written' ? 'ok' : outcome);
+      return outcome;
+    } catch (err: unknown) {
+      if (err instanceof WaitForVersion) {
+        recordParked(span, err.reason, err.coldStart);
+        endChunkSpan(span, 'waiting');
+      } else {
+        endChunkSpan(span, errorCodeOf(err), err instanceof Error ? err.message : String(err));
+      }
+      throw err;
+    }
+  }
+
+  private async run(
+    job: ChunkJobHandle,
+    record: JobRecord,
+    chunk: number,
+    span: Span | undefined,
+  ): Promise<ChunkOutcome> {
+    const jobId = record.id;
     const version = this.inference.servable(record.model, record.version);
     if (!version) {
       const why = `${record.model} v${record.version} is not servable by this worker`;
@@ -88,11 +123,13 @@ export class ChunkProcessor<V extends PinnedModel> {
     await this.repository.markRunning(jobId, Date.now());
     const items = await this.repository.readItems(jobId, chunk);
     if (!items) return 'skipped';
+    span?.setAttribute('mesh.chunk.items', items.length);
     let results: ItemResult[];
     try {
       results = await this.runner.run(version, items, {
         ...this.batching,
         requestId: `${jobId}/${chunk}/${job.attemptsMade}`,
+        ...(span ? { span } : {}),
       });
     } catch (err: unknown) {
       const message = err instanceof Error ? err.message : String(err);
@@ -107,12 +144,21 @@ export class ChunkProcessor<V extends PinnedModel> {
         { event: 'chunk-failed', jobId, chunk, err: message },
         'chunk failed for good',
       );
-      await this.writeErrors(jobId, chunk, items, codeOf(err), message);
+      const code = errorCodeOf(err);
+      await this.writeErrors(jobId, chunk, items, code, message);
+      if (span) {
+        span.setAttribute('mesh.items.failed', items.length);
+        endChunkSpan(span, code, message);
+      }
       return 'failed_items';
     }
     await this.repository.writeResults(jobId, chunk, items, results);
     const reasons = results.flatMap((r) => (r.kind === 'error' ? [r.error.code] : []));
     this.metrics.processed(results.length - reasons.length, reasons.length, reasons);
+    span?.setAttributes({
+      'mesh.items.succeeded': results.length - reasons.length,
+      'mesh.items.failed': reasons.length,
+    });
     return 'written';
   }
 
@@ -130,7 +176,7 @@ export class ChunkProcessor<V extends PinnedModel> {
       ? `${model} v${v} is loading: no backend serves it yet, its load was asked for`
       : unroutable;
     await this.repository.markWaiting(jobId, reason);
-    throw new WaitForVersion(reason);
+    throw new WaitForVersion(reason, cold && this.coldStarts !== undefined);
   }
 
   private async writeErrors(
@@ -148,11 +194,4 @@ export class ChunkProcessor<V extends PinnedModel> {
       results.map(() => code),
     );
   }
-}
-
-function codeOf(err: unknown): string {
-  const e = err as { code?: unknown; grpcCode?: unknown } | null;
-  if (e?.code === 'BACKEND_ERROR' && typeof e.grpcCode === 'number')
-    return `BACKEND_ERROR_${e.grpcCode}`;
-  return typeof e?.code === 'string' ? e.code : 'INTERNAL';
 }

@@ -1,5 +1,7 @@
+import { performance } from 'node:perf_hooks';
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import type { ItemResult, JobItem } from '@mesh/jobs';
+import { endSpan, recordChildSpan, traceparentOf, type Span } from '@mesh/telemetry';
 import {
   BLANK_TEXT_MESSAGE,
   codePointLength,
@@ -10,6 +12,8 @@ import {
   type TextInput,
 } from '@mesh/preprocessing';
 import type { ChunkInference, PinnedModel } from './chunk-inference';
+import { startBackendCallSpan } from './chunk.trace';
+import { errorCodeOf } from './error-code';
 
 export interface ChunkRunOptions {
   /** Batches sent before the first answer is back: keeps the backend busy while we tokenize. */
@@ -20,6 +24,8 @@ export interface ChunkRunOptions {
    */
   batchRows: number;
   requestId: string;
+  /** The chunk's span (traced jobs only): each batch's tokenize and backend call go under it. */
+  span?: Span;
 }
 
 /**
@@ -56,22 +62,41 @@ export class ChunkRunner<V extends PinnedModel> {
       if (failed) throw failed.error;
       const indexes = todo.slice(start, start + rows);
       await yieldToLoop();
+      const { span } = options;
+      const encodeStart = span ? performance.now() : 0;
       const encoded = this.encode(
         version,
         indexes.map((i) => input(items[i]!)),
       );
+      if (span) {
+        recordChildSpan('tokenize', span, encodeStart, performance.now(), {
+          'mesh.batch.rows': indexes.length,
+        });
+      }
       encoded.errors.forEach((error, j) => {
         if (error) results[indexes[j]!] = error;
       });
       if (!encoded.batch) continue;
       const { batch, rowsOf } = encoded;
+      const call = span ? startBackendCallSpan(span, version, batch.batchSize) : undefined;
       const task = this.inference
-        .infer(version, batch, { requestId: options.requestId, priority: 2 })
-        .then((output) => {
-          version.postprocess(output, batch).forEach((p, row) => {
-            results[indexes[rowsOf[row]!]!] = fromPrediction(p);
-          });
-        });
+        .infer(version, batch, {
+          requestId: options.requestId,
+          priority: 2,
+          ...(call ? { traceparent: traceparentOf(call) } : {}),
+        })
+        .then(
+          (output) => {
+            if (call) endSpan(call, 'ok');
+            version.postprocess(output, batch).forEach((p, row) => {
+              results[indexes[rowsOf[row]!]!] = fromPrediction(p);
+            });
+          },
+          (err: unknown) => {
+            if (call) endSpan(call, errorCodeOf(err), (err as Error).message);
+            throw err;
+          },
+        );
       const tracked: Promise<void> = task
         .catch((error: unknown) => {
           failed ??= { error };

@@ -1,5 +1,6 @@
 import { jobPayloadSchema, type JobRepository } from '@mesh/jobs';
 import type { Logger } from 'pino';
+import { jobTraceOf, recordJobFinished } from './chunk.trace';
 import type { WorkerMetrics } from './worker.metrics';
 
 /**
@@ -16,9 +17,12 @@ export class JobFinalizer {
 
   async process(data: unknown): Promise<void> {
     const { jobId } = jobPayloadSchema.parse(data);
-    const state = await this.repository.finish(jobId, 'completed', this.now());
+    const startedAt = this.now();
+    const state = await this.repository.finish(jobId, 'completed', startedAt);
     if (state) this.metrics.jobsFinished.inc({ state });
     const record = await this.repository.get(jobId);
+    const traceparent = record ? jobTraceOf(record) : undefined;
+    if (traceparent !== undefined) recordJobFinished(traceparent, record!, startedAt, this.now());
     this.logger.info(
       {
         event: 'job-finished',

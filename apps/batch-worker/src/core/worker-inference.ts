@@ -1,6 +1,6 @@
 import type { KServeBackends, ServableVersion, VersionCatalog } from '@mesh/inference';
 import type { EncodedBatch, OutputTensor } from '@mesh/preprocessing';
-import type { ChunkInference } from './chunk-inference';
+import type { ChunkInference, InferMeta } from './chunk-inference';
 
 /**
  * The router's inference path (@mesh/inference) seen from the worker: the worker loads its own
@@ -44,11 +44,7 @@ export class WorkerInference implements ChunkInference<ServableVersion> {
     return this.backends.discover();
   }
 
-  infer(
-    version: ServableVersion,
-    batch: EncodedBatch,
-    meta: { requestId: string; priority: 1 | 2 },
-  ): Promise<OutputTensor> {
-    return this.backends.infer(version, batch, { ...meta, traceparent: undefined });
+  infer(version: ServableVersion, batch: EncodedBatch, meta: InferMeta): Promise<OutputTensor> {
+    return this.backends.infer(version, batch, { ...meta, traceparent: meta.traceparent });
   }
 }

@@ -36,6 +36,10 @@ export const jobStatusSchema = z.object({
   createdAt: z.string().describe('ISO-8601'),
   startedAt: z.string().nullable(),
   finishedAt: z.string().nullable(),
+  traceId: z
+    .string()
+    .optional()
+    .describe('W3C trace id of the job (submit, chunks, backend calls) when tracing was on'),
 });
 
 export const jobListSchema = z.object({

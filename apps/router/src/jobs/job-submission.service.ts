@@ -6,9 +6,11 @@ import {
   JobUploadWriter,
 } from '@mesh/jobs';
 import type { RoutingTableCache, Tenant } from '@mesh/routing';
+import { traceparentOf } from '@mesh/telemetry';
 import type { RouteSelector } from '../core/route.selector';
 import type { SubmitJobCommand, SubmittedJob } from './job.commands';
 import { QuotaHold, type QuotaDefaults } from './job-quota';
+import { recordSubmitCaller, recordSubmittedJob } from './job.trace';
 
 export interface SubmissionLimits extends QuotaDefaults {
   maxItems: number;
@@ -45,6 +47,7 @@ export class JobSubmissionService {
    * to retry with the same Idempotency-Key, which answers that job instead of a second one.
    */
   async submit(tenant: Tenant, cmd: SubmitJobCommand): Promise<SubmittedJob> {
+    recordSubmitCaller(cmd.span, tenant.name, cmd.task);
     const submitted = await this.store(tenant, cmd);
     await this.confirmDurable(submitted.jobId);
     return submitted;
@@ -57,6 +60,7 @@ export class JobSubmissionService {
       const replay = await this.replay(tenant, cmd.idempotencyKey);
       if (replay) {
         await cmd.discard?.();
+        recordSubmittedJob(cmd.span, replay, true);
         return replay;
       }
     }
@@ -91,6 +95,8 @@ export class JobSubmissionService {
         succeeded: 0,
         failedItems: 0,
         createdAt: this.now(),
+        // The worker continues the job's trace from the span that accepted it.
+        ...(cmd.span ? { traceparent: traceparentOf(cmd.span) } : {}),
       };
       if (cmd.idempotencyKey !== undefined) {
         const bound = await this.repository.claimIdempotency(
@@ -103,19 +109,23 @@ export class JobSubmissionService {
           const other = await this.replay(tenant, cmd.idempotencyKey);
           if (other) {
             await this.abandon(hold, jobId, chunks);
+            recordSubmittedJob(cmd.span, other, true);
             return other;
           }
         }
       }
       await this.repository.commit(record);
       await this.flows.enqueue(record);
-      return {
+      const submitted = {
         jobId,
         model: record.model,
         version: record.version,
         pipeline: record.pipeline,
         total: record.total,
       };
+      recordSubmittedJob(cmd.span, submitted, false);
+      cmd.span?.setAttribute('mesh.job.chunks', record.chunks);
+      return submitted;
     } catch (err: unknown) {
       await this.abandon(hold, jobId, chunks);
       throw err;

@@ -1,4 +1,5 @@
 import type { JobItem, JobState } from '@mesh/jobs';
+import type { Span } from '@mesh/telemetry';
 
 /** A validated job submission, whichever transport it came by. */
 export interface SubmitJobCommand {
@@ -12,6 +13,8 @@ export interface SubmitJobCommand {
   discard?: () => Promise<void>;
   stickyKey?: string;
   idempotencyKey?: string;
+  /** The submit's server span while tracing is on: its `traceparent` is stored with the job. */
+  span?: Span;
 }
 
 export interface SubmittedJob {

@@ -27,7 +27,16 @@ import {
   listQuerySchema,
   taskSchema,
 } from './job-request.schemas';
-import { OpenStreamsRegistry } from '@mesh/telemetry';
+import {
+  endSpan,
+  OpenStreamsRegistry,
+  traceparentOf,
+  tracingEnabled,
+  type Span,
+} from '@mesh/telemetry';
+import { describeError } from '../errors/error-view';
+import type { CallContext } from '../core/predict.commands';
+import { startSubmitSpan } from './job.trace';
 import { JobQueryService, type JobResultLine } from './job-query.service';
 import { JobSubmissionService } from './job-submission.service';
 
@@ -63,22 +72,45 @@ export class JobsGrpcController {
    * Client-streaming: the raw call is read as an async iterable (backpressure included);
    * the answer and any error go through the callback, errors mapped like every other call.
    */
+  /**
+   * Traced, the call gets a server span continuing the caller's `traceparent` metadata; the
+   * response headers carry its `traceparent` and it ends with the outcome code.
+   */
   @GrpcStreamCall('Jobs', 'SubmitJob')
   async submit(
     call: ServerReadableStream<SubmitJobRequestMsg, object>,
     callback: sendUnaryData<object>,
   ): Promise<void> {
+    const ctx = readContext(call.metadata);
+    const span = tracingEnabled()
+      ? startSubmitSpan('grpc', ctx.traceparent, ctx.receivedAt)
+      : undefined;
+    sendHeaders(call, ctx, span);
+    let answer: object;
     try {
-      callback(null, await this.submitFrom(call));
+      answer = await this.submitFrom(call, ctx, span);
     } catch (err: unknown) {
+      if (span) {
+        const view = describeError(err);
+        span.setAttribute('rpc.grpc.status_code', view.mapping.grpc);
+        endSpan(span, view.code, view.message);
+      }
       callback(toGrpcError(err, this.logger));
+      return;
     }
+    if (span) {
+      span.setAttribute('rpc.grpc.status_code', 0);
+      endSpan(span, 'ok');
+    }
+    callback(null, answer);
   }
 
   private async submitFrom(
     call: ServerReadableStream<SubmitJobRequestMsg, object>,
+    ctx: CallContext,
+    span: Span | undefined,
   ): Promise<object> {
-    const tenant = this.callers.authenticate(contextOf(call.metadata, call));
+    const tenant = this.callers.authenticate(ctx);
     const iterator = (call as AsyncIterable<SubmitJobRequestMsg>)[Symbol.asyncIterator]();
     // The header fields come with the first message; its items are the first items.
     const first = await iterator.next();
@@ -102,6 +134,7 @@ export class JobsGrpcController {
       ...(idempotencyKey === undefined ? {} : { idempotencyKey }),
       items: (maxItems) => itemsOf(head, iterator, maxItems),
       discard,
+      ...(span ? { span } : {}),
     });
     return {
       jobId: r.jobId,
@@ -197,15 +230,29 @@ async function* itemsOf(
   for (let next = await rest.next(); !next.done; next = await rest.next()) yield* take(next.value);
 }
 
-function contextOf(md: Metadata, call: { sendMetadata(md: Metadata): void }) {
-  const ctx = callContext('grpc', (name) => {
+function contextOf(md: Metadata, call: { sendMetadata(md: Metadata): void }): CallContext {
+  const ctx = readContext(md);
+  sendHeaders(call, ctx, undefined);
+  return ctx;
+}
+
+function readContext(md: Metadata): CallContext {
+  return callContext('grpc', (name) => {
     const v = md.get(name)[0];
     return typeof v === 'string' ? v : undefined;
   });
+}
+
+/** The response headers: the request id, and the span's `traceparent` when traced. */
+function sendHeaders(
+  call: { sendMetadata(md: Metadata): void },
+  ctx: CallContext,
+  span: Span | undefined,
+): void {
   const out = new Metadata();
   out.set('x-request-id', ctx.requestId);
+  if (span) out.set('traceparent', traceparentOf(span));
   call.sendMetadata(out);
-  return ctx;
 }
 
 function statusMsg(v: JobStatusView): object {
@@ -215,6 +262,7 @@ function statusMsg(v: JobStatusView): object {
     etaSeconds: v.etaSeconds ?? -1,
     startedAt: v.startedAt ?? '',
     finishedAt: v.finishedAt ?? '',
+    traceId: v.traceId ?? '',
   };
 }
 

@@ -8,18 +8,24 @@ import { SwaggerModule, type OpenAPIObject } from '@nestjs/swagger';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { Logger } from 'pino';
 import { MeshGrpcServer } from './grpc/mesh-grpc.server';
-import { answerClientError } from './http/client-error.handler';
+import { answerClientError, type ClientErrorListener } from './http/client-error.handler';
 import { HttpErrorFilter } from './http/http-error.filter';
 import { installJsonBodyParser } from './http/json-body.parser';
 import { RouteMethodIndex } from './http/route-methods.index';
 import { buildRouterOpenApi } from './openapi/router.openapi';
 import { NDJSON } from './jobs/jobs.controller';
 import { installAccessLogHook, installRequestIdHook } from './http/request-id.hook';
+import { countClientErrors, installRequestCountHook } from './http/request-count.hook';
 import { installTraceHook } from './http/trace.hook';
 import { installJobTraceHook } from './jobs/job-trace.hook';
 import { AccessLog } from './core/access.log';
+import { RouterMetrics } from './core/router.metrics';
+import { GrpcCallRecorder } from './grpc/grpc-call.recorder';
 import { loadRouterConfig, type RouterConfig } from './router.config';
 import { RouterModule } from './router.module';
+
+/** Counts what answerClientError answers, once the app (and its metrics) exist. */
+let clientErrorAnswered: ClientErrorListener = () => undefined;
 
 void bootstrapApp({
   service: 'router',
@@ -31,13 +37,17 @@ void bootstrapApp({
   module: ({ config, logger, prepared }) => RouterModule.register(config, logger, prepared.catalog),
   http: (config) => ({
     bodyLimitBytes: config.ROUTER_BODY_LIMIT_BYTES,
-    clientErrorHandler: answerClientError,
+    clientErrorHandler: (err, socket) =>
+      answerClientError(err, socket, (path, code) => clientErrorAnswered(path, code)),
     nestBodyParsers: false,
     timeouts: config,
   }),
   httpPort: (config) => config.ROUTER_HTTP_PORT,
   configure: (app, { logger, prepared }) => {
     configureHttp(app, logger);
+    const recorder = new GrpcCallRecorder(app.get(AccessLog), app.get(RouterMetrics));
+    prepared.grpc.onRefusal((path, err) => recorder.refusedCall(path, err));
+    clientErrorAnswered = countClientErrors(app.get(RouterMetrics));
     app.connectMicroservice({ strategy: prepared.grpc });
   },
   afterListen: (_app, { config, logger, prepared }) =>
@@ -70,6 +80,7 @@ function configureHttp(app: NestFastifyApplication, logger: Logger): void {
   installTraceHook(fastify);
   installJobTraceHook(fastify);
   installAccessLogHook(fastify, app.get(AccessLog));
+  installRequestCountHook(fastify, app.get(RouterMetrics));
   installJsonBodyParser(fastify);
   // NDJSON job uploads reach the handler as the raw stream: the job parser enforces its own
   // byte and item caps while storing, so the body is never held in memory.

@@ -184,9 +184,9 @@ describe('PredictService', () => {
     ).rejects.toBeInstanceOf(InputTooLargeError);
     expect(sent).toEqual([]);
     expect(inFlight.inFlight('acme')).toBe(0);
-    expect(await registry.getSingleMetricAsString('mesh_router_requests_total')).toContain(
-      'outcome="TEXT_TOO_LONG"',
-    );
+    expect(
+      await registry.getSingleMetricAsString('mesh_router_request_duration_seconds'),
+    ).toContain('outcome="TEXT_TOO_LONG"');
   });
 
   it('refuses a batch over its bound', async () => {
@@ -278,7 +278,7 @@ describe('PredictService', () => {
     gone.abort();
     gate.open();
     await expect(call).rejects.toMatchObject({ grpcCode: 1 });
-    const requests = await registry.getSingleMetricAsString('mesh_router_requests_total');
+    const requests = await registry.getSingleMetricAsString('mesh_router_request_duration_seconds');
     expect(requests).toContain('outcome="CLIENT_CLOSED"');
     expect(requests).not.toContain('outcome="BACKEND_UNAVAILABLE"');
   });
@@ -376,7 +376,7 @@ describe('PredictService cold starts', () => {
       code: 'MODEL_LOADING',
       retryAfterSeconds: 2,
     });
-    const requests = await registry.getSingleMetricAsString('mesh_router_requests_total');
+    const requests = await registry.getSingleMetricAsString('mesh_router_request_duration_seconds');
     expect(requests).toContain('outcome="MODEL_LOADING"');
     expect(samples).toEqual([]);
     expect(traffic.inFlightNow()).toEqual([]);

@@ -3,16 +3,42 @@ import type { VersionTraffic } from './version.traffic';
 
 export type Stage = 'queue' | 'tokenize' | 'infer' | 'postprocess';
 
-/** Labels of one finished request; `model`/`version` are empty when routing failed first. */
+export type PredictMethod = 'predict' | 'predict_batch' | 'tokenize';
+
+/**
+ * Labels of one answered request; what the request never got to is empty (`tenant` before the
+ * key was accepted, `task` before the body was valid, `model`/`version` before routing).
+ */
 export interface RequestLabels {
   transport: 'http' | 'grpc';
-  method: 'predict' | 'predict_batch' | 'tokenize';
+  method: PredictMethod;
   tenant: string;
   task: string;
   model: string;
   version: string;
   /** `ok` or the error code. */
   outcome: string;
+}
+
+/** What a caller got: `ok`, or the mesh error code of its answer. */
+export interface Answer {
+  transport: RequestLabels['transport'];
+  method: PredictMethod;
+  served: { tenant?: string; task?: string; model?: string; version?: number } | undefined;
+  outcome: string;
+}
+
+/** The counter's labels of an answer: what the request never got to is an empty value. */
+export function answerLabels({ transport, method, served, outcome }: Answer): RequestLabels {
+  return {
+    transport,
+    method,
+    tenant: served?.tenant ?? '',
+    task: served?.task ?? '',
+    model: served?.model ?? '',
+    version: served?.version === undefined ? '' : String(served.version),
+    outcome,
+  };
 }
 
 const LATENCY_BUCKETS = [
@@ -46,13 +72,13 @@ export class RouterMetrics {
     ] as const;
     this.requests = new Counter({
       name: 'mesh_router_requests_total',
-      help: 'Requests finished, by tenant, task, model, version and outcome (ok or error code)',
+      help: 'Predict API answers, refusals at the edge included, by outcome (ok or error code)',
       labelNames,
       registers: [registry],
     });
     this.latency = new Histogram({
       name: 'mesh_router_request_duration_seconds',
-      help: 'Time from receiving a request to answering it',
+      help: 'Time from receiving a request to answering it (requests that passed auth and validation)',
       labelNames,
       buckets: LATENCY_BUCKETS,
       registers: [registry],
@@ -121,11 +147,20 @@ export class RouterMetrics {
   }
 
   /**
-   * A finished request; `routed` false when it never got to its version (refused before, or
-   * still waiting for a cold start): then it is not in flight and not in the traffic signals.
+   * One answer the caller got, counted once by the edge that wrote it (HTTP hook, gRPC
+   * recorder), so refusals before any handler ran (auth, body, media type, method) are in the
+   * same series as the requests the predict path served.
+   */
+  answered(answer: Answer): void {
+    this.requests.inc(answerLabels(answer));
+  }
+
+  /**
+   * A request the predict path finished (latency and traffic signals; the edge counts it);
+   * `routed` false when it never got to its version (refused before, or still waiting for a
+   * cold start): then it is not in flight and not in the traffic signals.
    */
   request(labels: RequestLabels, seconds: number, routed = labels.model !== ''): void {
-    this.requests.inc(labels);
     this.latency.observe(labels, seconds);
     if (routed && labels.model !== '') {
       const { task, model, version, outcome } = labels;

@@ -10,6 +10,9 @@ import { PREDICT_STREAM_PATH } from './predict.stream';
 
 type Options = Required<GrpcOptions>['options'];
 
+/** Told of each unary call refused before its handler: its full path and the error sent. */
+export type RefusalListener = (path: string, err: Error) => void;
+
 /** Services the standard health check reports on ('' is the whole server). */
 const HEALTH_SERVICES = ['', 'mesh.v1.Predictor'];
 
@@ -21,6 +24,7 @@ const HEALTH_SERVICES = ['', 'mesh.v1.Predictor'];
  */
 export class MeshGrpcServer extends ServerGrpc {
   private port = 0;
+  private refusalListener: RefusalListener = () => undefined;
   private readonly health = new HealthImplementation(
     Object.fromEntries(HEALTH_SERVICES.map((s) => [s, 'NOT_SERVING' as const])),
   );
@@ -44,12 +48,13 @@ export class MeshGrpcServer extends ServerGrpc {
     // PredictStream answers such a message on the stream and stays open (see PredictStreams).
     refuseUndecodableRequests(
       server,
-      (path, reason) =>
-        toGrpcError(
-          new RequestValidationError([
-            { path: '', message: `not a valid message for ${path}: ${reason}` },
-          ]),
-        ),
+      (path, reason) => {
+        const err = new RequestValidationError([
+          { path: '', message: `not a valid message for ${path}: ${reason}` },
+        ]);
+        this.refusalListener(path, err);
+        return toGrpcError(err);
+      },
       { streamsAnsweringInBand: [PREDICT_STREAM_PATH] },
     );
     this.health.addToServer(server);
@@ -90,6 +95,14 @@ export class MeshGrpcServer extends ServerGrpc {
         resolve();
       });
     });
+  }
+
+  /**
+   * Who logs and counts the calls refused here, before any handler (set once the app, and so
+   * the metrics, exist: this server is built first).
+   */
+  onRefusal(listener: RefusalListener): void {
+    this.refusalListener = listener;
   }
 
   /** The bound port once listening (0 before). */

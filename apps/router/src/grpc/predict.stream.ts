@@ -29,6 +29,12 @@ export type StreamedPredict = (
 ) => Promise<object>;
 
 /**
+ * A message answered with `err` without running (undecodable, or arriving while draining), so
+ * it is still logged and counted as a request.
+ */
+export type StreamRefusal = (req: PredictStreamRequestMsg, err: Error) => void;
+
+/**
  * The stream mechanics of `PredictStream`: every message is answered on the stream with its
  * id, in the order the answers are ready, and a failed request is an error message, not the
  * end of the stream (as Triton's ModelStreamInfer). A half-close by the caller is answered
@@ -48,6 +54,7 @@ export class PredictStreams {
   serve(
     call: ServerDuplexStream<PredictStreamRequestMsg, PredictStreamResponseMsg>,
     predict: StreamedPredict,
+    refused: StreamRefusal = () => undefined,
   ): Promise<void> {
     return new Promise<void>((resolve) => {
       const gone = callerGone(call);
@@ -91,12 +98,16 @@ export class PredictStreams {
         const undecodable = undecodableReason(req);
         if (undecodable !== undefined) {
           const issue = { path: '', message: `not a valid PredictStreamRequest: ${undecodable}` };
-          write({ id: '', error: this.toError(new RequestValidationError([issue])) });
+          const err = new RequestValidationError([issue]);
+          refused({}, err);
+          write({ id: '', error: this.toError(err) });
           return;
         }
         const id = req.id ?? '';
         if (this.draining) {
-          write({ id, error: this.toError(new ShuttingDownError('send again on a new stream')) });
+          const err = new ShuttingDownError('send again on a new stream');
+          refused(req, err);
+          write({ id, error: this.toError(err) });
           return;
         }
         open++;

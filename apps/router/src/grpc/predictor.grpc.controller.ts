@@ -3,14 +3,12 @@ import { Controller, Inject, UseFilters, type BeforeApplicationShutdown } from '
 import { GrpcMethod, GrpcStreamCall } from '@nestjs/microservices';
 import type { Logger } from 'pino';
 import { callerGone } from '@mesh/kserve';
-import { traceparentOf, tracingEnabled, type Span } from '@mesh/telemetry';
-import { performance } from 'node:perf_hooks';
+import { traceparentOf } from '@mesh/telemetry';
 import { AccessLog } from '../core/access.log';
 import { CallerService } from '../core/caller.service';
-import { describeError } from '../errors/error-view';
 import type { CallContext, Prediction } from '../core/predict.commands';
 import { PredictService } from '../core/predict.service';
-import { endRequestSpan, startRequestSpan } from '../core/request.trace';
+import { RouterMetrics } from '../core/router.metrics';
 import { TasksService } from '../core/tasks.service';
 import { callContext } from '../http/call-context';
 import {
@@ -20,15 +18,13 @@ import {
   tokenizeSchema,
 } from '../http/request.schemas';
 import { LOGGER } from '../router.tokens';
+import { GrpcCallRecorder, type PredictorMethod } from './grpc-call.recorder';
 import { GrpcErrorFilter, toStreamError } from './grpc-error.filter';
 import {
   PredictStreams,
   type PredictStreamRequestMsg,
   type PredictStreamResponseMsg,
 } from './predict.stream';
-
-/** The unary methods that get a request span while tracing is on: the predict calls. */
-const TRACED = new Set(['Predict', 'PredictBatch']);
 
 interface PredictRequestMsg {
   task?: string;
@@ -50,15 +46,18 @@ interface PredictBatchRequestMsg {
 @UseFilters(GrpcErrorFilter)
 export class PredictorGrpcController implements BeforeApplicationShutdown {
   private readonly streams: PredictStreams;
+  private readonly recorder: GrpcCallRecorder;
 
   constructor(
     private readonly callers: CallerService,
     private readonly predictor: PredictService,
     private readonly tasks: TasksService,
-    private readonly accessLog: AccessLog,
+    accessLog: AccessLog,
+    metrics: RouterMetrics,
     @Inject(LOGGER) logger: Logger,
   ) {
     this.streams = new PredictStreams((err) => toStreamError(err, logger));
+    this.recorder = new GrpcCallRecorder(accessLog, metrics);
   }
 
   @GrpcMethod('Predictor', 'Predict')
@@ -72,19 +71,33 @@ export class PredictorGrpcController implements BeforeApplicationShutdown {
 
   /**
    * Predict on one long-lived call: each message is answered on the stream (see
-   * PredictStreams), logged and metered as its own request under its own id.
+   * PredictStreams), logged, counted and traced as its own request under its own id; a message
+   * answered without running (undecodable, or sent while draining) is still one request.
    */
   @GrpcStreamCall('Predictor', 'PredictStream')
   predictStream(
     call: ServerDuplexStream<PredictStreamRequestMsg, PredictStreamResponseMsg>,
   ): Promise<void> {
-    return this.streams.serve(call, (req, signal) => {
-      // Each request is logged under its own id; the rest applies to the whole stream.
-      const header = (name: string) =>
-        name === 'x-request-id' ? req.id || undefined : textOf(call.metadata, name);
-      const ctx = callContext('grpc', header, undefined, signal);
-      return this.recorded('PredictStream', ctx, (c) => this.predictOne(c, req.request ?? {}));
-    });
+    // Each request is logged under its own id; the rest (auth, traceparent, sticky key)
+    // applies to the whole stream, so every message's span is a child of the caller's.
+    const contextFor = (req: PredictStreamRequestMsg, signal?: AbortSignal) =>
+      callContext(
+        'grpc',
+        (name) => (name === 'x-request-id' ? req.id || undefined : textOf(call.metadata, name)),
+        undefined,
+        signal,
+      );
+    return this.streams.serve(
+      call,
+      (req, signal) => {
+        const ctx = contextFor(req, signal);
+        this.recorder.startSpan('PredictStream', ctx);
+        return this.recorder.run('PredictStream', ctx, (c) =>
+          this.predictOne(c, req.request ?? {}),
+        );
+      },
+      (req, err) => this.recorder.refused('PredictStream', contextFor(req), err),
+    );
   }
 
   /** Open streams end once they have answered what they hold; grpc-js then shuts down. */
@@ -99,7 +112,7 @@ export class PredictorGrpcController implements BeforeApplicationShutdown {
     call: ServerUnaryCall<unknown, unknown>,
   ): Promise<object> {
     return this.logged('PredictBatch', md, call, async (ctx) => {
-      const tenant = this.callers.authenticate(ctx);
+      const tenant = this.authenticate(ctx);
       const cmd = parseRequest(predictBatchSchema, {
         task: orUndefined(req.task),
         texts: req.texts ?? [],
@@ -121,7 +134,7 @@ export class PredictorGrpcController implements BeforeApplicationShutdown {
     call: ServerUnaryCall<unknown, unknown>,
   ): Promise<object> {
     return this.logged('Tokenize', md, call, async (ctx) => {
-      const tenant = this.callers.authenticate(ctx);
+      const tenant = this.authenticate(ctx);
       return this.predictor.tokenize(ctx, tenant, parseRequest(tokenizeSchema, singleOf(req)));
     });
   }
@@ -129,15 +142,21 @@ export class PredictorGrpcController implements BeforeApplicationShutdown {
   @GrpcMethod('Predictor', 'ListTasks')
   listTasks(_req: object, md: Metadata, call: ServerUnaryCall<unknown, unknown>): Promise<object> {
     return this.logged('ListTasks', md, call, (ctx) => {
-      const tenant = this.callers.authenticate(ctx);
-      ctx.served = { tenant: tenant.name };
+      const tenant = this.authenticate(ctx);
       return Promise.resolve({ tasks: this.tasks.list(tenant) });
     });
   }
 
+  /** The caller's tenant; a request refused after this point is counted under it. */
+  private authenticate(ctx: CallContext) {
+    const tenant = this.callers.authenticate(ctx);
+    ctx.served = { tenant: tenant.name };
+    return tenant;
+  }
+
   /** One Predict, unary or streamed: authenticate, validate, predict, map the answer. */
   private async predictOne(ctx: CallContext, req: PredictRequestMsg): Promise<object> {
-    const tenant = this.callers.authenticate(ctx);
+    const tenant = this.authenticate(ctx);
     const cmd = parseRequest(predictSchema, singleOf(req));
     const r = await this.predictor.predict(ctx, tenant, cmd);
     return {
@@ -154,72 +173,25 @@ export class PredictorGrpcController implements BeforeApplicationShutdown {
    * metadata and ends with the outcome code).
    */
   private async logged<T>(
-    method: string,
+    method: PredictorMethod,
     md: Metadata,
     call: ServerUnaryCall<unknown, unknown>,
     handle: (ctx: CallContext) => Promise<T>,
   ): Promise<T> {
     const { ctx, release } = contextOf(md, call);
-    const span =
-      tracingEnabled() && TRACED.has(method)
-        ? startRequestSpan(`mesh.v1.Predictor/${method}`, 'grpc', ctx.traceparent, ctx.receivedAt)
-        : undefined;
-    if (span) ctx.span = span;
-    let failure: unknown;
+    this.recorder.startSpan(method, ctx);
     try {
-      return await this.recorded(method, ctx, handle);
-    } catch (err: unknown) {
-      failure = err;
-      throw err;
+      return await this.recorder.run(method, ctx, handle);
     } finally {
       release();
       // The request id goes out with the answer, in the same write: sent up front, the
       // headers would be a packet of their own and wake the caller once more per call.
       const out = new Metadata();
       out.set('x-request-id', ctx.requestId);
-      if (span) {
-        out.set('traceparent', traceparentOf(span));
-        endTracedCall(span, ctx, failure);
-      }
+      if (ctx.span) out.set('traceparent', traceparentOf(ctx.span));
       call.sendMetadata(out);
     }
   }
-
-  /** Runs one request and writes its access-log line with the gRPC status it ends with. */
-  private async recorded<T>(
-    method: string,
-    ctx: CallContext,
-    handle: (ctx: CallContext) => Promise<T>,
-  ): Promise<T> {
-    let status = 0;
-    try {
-      return await handle(ctx);
-    } catch (err: unknown) {
-      status = describeError(err).mapping.grpc;
-      throw err;
-    } finally {
-      this.accessLog.record({
-        requestId: ctx.requestId,
-        transport: 'grpc',
-        method,
-        ...ctx.served,
-        status,
-        failed: status !== 0,
-        latencyMs: Math.round((performance.now() - ctx.receivedAt) * 1000) / 1000,
-      });
-    }
-  }
-}
-
-/** Ends a traced unary call's span with the gRPC status and the mesh code the caller got. */
-function endTracedCall(span: Span, ctx: CallContext, failure: unknown): void {
-  if (failure === undefined) {
-    endRequestSpan(span, ctx.served, 'ok', { 'rpc.grpc.status_code': 0 });
-    return;
-  }
-  const view = describeError(failure);
-  const outcome = ctx.signal?.aborted === true ? 'CLIENT_CLOSED' : view.code;
-  endRequestSpan(span, ctx.served, outcome, { 'rpc.grpc.status_code': view.mapping.grpc });
 }
 
 /** The call's context, whose signal aborts when the client cancels or its deadline passes. */

@@ -1,5 +1,5 @@
 import type { Socket } from 'node:net';
-import { answerClientError } from './client-error.handler';
+import { answerClientError, requestPathOf } from './client-error.handler';
 
 /** A socket that records what is written to it. */
 function fakeSocket(): Socket & { written: string; wasDestroyed: boolean } {
@@ -41,5 +41,29 @@ describe('answerClientError', () => {
     const socket = fakeSocket();
     answerClientError(errorOf('ECONNRESET'), socket);
     expect(socket.written).toBe('');
+  });
+
+  it('tells the listener the code it answered and the path of the request line, when there is one', () => {
+    const told: [string | undefined, string][] = [];
+    const overflow = Object.assign(errorOf('HPE_HEADER_OVERFLOW'), {
+      rawPacket: Buffer.from('POST /v1/predict?x=1 HTTP/1.1\r\nHost: r\r\nX-Big: aaaa'),
+    });
+    answerClientError(overflow, fakeSocket(), (path, code) => told.push([path, code]));
+    answerClientError(errorOf('ERR_HTTP_REQUEST_TIMEOUT'), fakeSocket(), (path, code) =>
+      told.push([path, code]),
+    );
+    expect(told).toEqual([
+      ['/v1/predict?x=1', 'HEADERS_TOO_LARGE'],
+      [undefined, 'REQUEST_TIMEOUT'],
+    ]);
+  });
+});
+
+describe('requestPathOf', () => {
+  it('reads the path of a request line only', () => {
+    expect(requestPathOf(Buffer.from('GET /v1/tokenize HTTP/1.0\r\n'))).toBe('/v1/tokenize');
+    expect(requestPathOf(Buffer.from('aaaa: bbbb\r\n'))).toBeUndefined();
+    expect(requestPathOf('POST /v1/predict HTTP/1.1\r\n')).toBeUndefined();
+    expect(requestPathOf(undefined)).toBeUndefined();
   });
 });

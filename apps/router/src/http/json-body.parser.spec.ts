@@ -48,4 +48,8 @@ describe('installJsonBodyParser', () => {
     expect((await post('a=1', 'application/x-www-form-urlencoded')).statusCode).toBe(415);
     expect((await post('{"a":1}')).statusCode).toBe(415);
   });
+
+  it('refuses text/plain too, rather than passing the route a string', async () => {
+    expect((await post('hello', 'text/plain')).statusCode).toBe(415);
+  });
 });

@@ -14,7 +14,9 @@ const SUSPECT = /__proto__|constructor|prototype|\\u/;
  * INVALID_ARGUMENT naming the key, not "not valid JSON".
  */
 export function installJsonBodyParser(fastify: FastifyInstance): void {
-  fastify.removeContentTypeParser('application/json');
+  // Fastify's built-in text/plain parser would hand a JSON route a string, refused later as a
+  // schema error (after auth) instead of the 415 any other media type gets.
+  fastify.removeContentTypeParser(['application/json', 'text/plain']);
   fastify.addContentTypeParser('application/json', { parseAs: 'string' }, (_req, body, done) => {
     let parsed: unknown;
     try {

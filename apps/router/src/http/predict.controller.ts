@@ -1,4 +1,5 @@
 import { Body, Controller, Get, HttpCode, Post, Req } from '@nestjs/common';
+import type { Tenant } from '@mesh/routing';
 import type { FastifyRequest } from 'fastify';
 import { CallerService } from '../core/caller.service';
 import type {
@@ -29,7 +30,7 @@ export class PredictController {
   @HttpCode(200)
   async predict(@Req() req: FastifyRequest, @Body() body: unknown): Promise<object> {
     const ctx = contextOf(req);
-    const tenant = this.callers.authenticate(ctx);
+    const tenant = this.authenticate(ctx);
     const result = await this.predictor.predict(ctx, tenant, parseRequest(predictSchema, body));
     return predictJson(result);
   }
@@ -39,7 +40,7 @@ export class PredictController {
   @HttpCode(200)
   async predictBatch(@Req() req: FastifyRequest, @Body() body: unknown): Promise<object> {
     const ctx = contextOf(req);
-    const tenant = this.callers.authenticate(ctx);
+    const tenant = this.authenticate(ctx);
     const cmd = parseRequest(predictBatchSchema, body);
     const result = await this.predictor.predictBatch(ctx, tenant, cmd);
     return batchJson(result);
@@ -49,16 +50,22 @@ export class PredictController {
   @HttpCode(200)
   async tokenize(@Req() req: FastifyRequest, @Body() body: unknown): Promise<object> {
     const ctx = contextOf(req);
-    const tenant = this.callers.authenticate(ctx);
+    const tenant = this.authenticate(ctx);
     return this.predictor.tokenize(ctx, tenant, parseRequest(tokenizeSchema, body));
   }
 
   @Get('tasks')
   listTasks(@Req() req: FastifyRequest): object {
     const ctx = contextOf(req);
+    const tenant = this.authenticate(ctx);
+    return { tasks: this.tasks.list(tenant) };
+  }
+
+  /** The caller's tenant; a request refused after this point is counted and logged under it. */
+  private authenticate(ctx: CallContext): Tenant {
     const tenant = this.callers.authenticate(ctx);
     ctx.served = { tenant: tenant.name };
-    return { tasks: this.tasks.list(tenant) };
+    return tenant;
   }
 }
 

@@ -72,6 +72,9 @@ export interface PolicyOptions {
 /** One load or unload the placer should carry out, in order (an audit entry before its time). */
 export type PlannedChange = Omit<PlacementDecision, 'at' | 'error'>;
 
+/** A planned change as carried out: with the call's error when it failed. */
+export type CarriedOut = PlannedChange & { error?: string };
+
 /** A load that could not be placed this pass, and why. */
 export interface SkippedLoad {
   model: string;

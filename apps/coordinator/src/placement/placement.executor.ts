@@ -1,11 +1,8 @@
 import type { Span } from '@mesh/telemetry';
 import type { Logger } from 'pino';
-import type { PlannedChange } from './placement-policy.types';
+import type { CarriedOut, PlannedChange } from './placement-policy.types';
 import type { PlacementBackends } from './placement.ports';
 import { endChangeSpan, startChangeSpan } from './placement.trace';
-
-/** A planned change as carried out: with the call's error when it failed. */
-export type CarriedOut = PlannedChange & { error?: string };
 
 /** model → READY versions, per backend address. */
 export type Residency = Map<string, Map<string, Set<number>>>;

@@ -6,8 +6,7 @@ import {
   tracingEnabled,
   type Span,
 } from '@mesh/telemetry';
-import type { PlannedChange } from './placement-policy.types';
-import type { CarriedOut } from './placement.executor';
+import type { CarriedOut, PlannedChange } from './placement-policy.types';
 
 /**
  * The placer's spans (docs/observability.md, "Tracing"). A pass runs every second and nearly

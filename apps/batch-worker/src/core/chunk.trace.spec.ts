@@ -1,8 +1,7 @@
 import type { JobItem, JobRecord, JobRepository } from '@mesh/jobs';
 import type { EncodedBatch, OutputTensor, TextInput } from '@mesh/preprocessing';
-import { startTracing, tracingEnabled, type TracingHandle } from '@mesh/telemetry';
 import { SpanStatusCode } from '@opentelemetry/api';
-import { InMemorySpanExporter, type ReadableSpan } from '@opentelemetry/sdk-trace-base';
+import type { ReadableSpan } from '@opentelemetry/sdk-trace-base';
 import pino from 'pino';
 import { Registry } from 'prom-client';
 import type { ChunkInference, InferMeta, PinnedModel } from './chunk-inference';
@@ -11,6 +10,7 @@ import { ChunkRunner } from './chunk.runner';
 import { ColdStartRequester } from './cold-start.requester';
 import { JobFinalizer } from './job-finalizer';
 import { WorkerMetrics } from './worker.metrics';
+import { InMemoryTracing } from '../../../../libs/telemetry/src/testing/in-memory-tracing';
 
 const TRACE = '4bf92f3577b34da6a3ce929d0e0e4736';
 const SUBMIT_SPAN = '00f067aa0ba902b7';
@@ -98,28 +98,20 @@ const chunkJob = (attemptsMade = 0) => ({
 });
 
 describe('bulk job tracing in the worker', () => {
-  const exporter = new InMemorySpanExporter();
-  let tracing: TracingHandle;
+  let tracing: InMemoryTracing;
 
   beforeAll(() => {
-    tracing = startTracing(
-      'batch-worker',
-      undefined,
-      { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:9' },
-      exporter,
-    )!;
+    tracing = new InMemoryTracing('batch-worker');
   });
 
-  afterEach(() => exporter.reset());
+  afterEach(() => tracing.reset());
 
   afterAll(async () => {
-    await tracing.shutdown();
-    expect(tracingEnabled()).toBe(false);
+    expect(await tracing.shutdown()).toBe(false);
   });
 
   async function finished(): Promise<ReadableSpan[]> {
-    await tracing.flush();
-    return exporter.getFinishedSpans();
+    return tracing.spans();
   }
 
   const named = (spans: ReadableSpan[], name: string) => spans.filter((s) => s.name === name);

@@ -1,7 +1,10 @@
 import { SpanStatusCode } from '@opentelemetry/api';
 import { BackendError, type CallOptions, type KServeClient } from '@mesh/kserve';
 import { startRemoteChildSpan, traceparentOf, tracingEnabled } from '@mesh/telemetry';
-import { childrenOf, InMemoryTracing } from '../testing/in-memory-tracing';
+import {
+  childrenOf,
+  InMemoryTracing,
+} from '../../../../libs/telemetry/src/testing/in-memory-tracing';
 import { KServeBackendFleet } from './kserve-backend.fleet';
 import { KServeWarmer } from './kserve.warmer';
 import type { RepositoryModelCatalog } from './repository-model.catalog';

@@ -3,7 +3,11 @@ import { SpanStatusCode } from '@opentelemetry/api';
 import { closeRedis, createRedis, type RedisClient } from '@mesh/config';
 import { tracingEnabled } from '@mesh/telemetry';
 import { placerRig } from '../testing/fake-placement';
-import { childrenOf, InMemoryTracing, type ReadableSpan } from '../testing/in-memory-tracing';
+import {
+  childrenOf,
+  InMemoryTracing,
+  type ReadableSpan,
+} from '../../../../libs/telemetry/src/testing/in-memory-tracing';
 
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const FILE_PREFIX = `test:placer-trace:${randomUUID().slice(0, 8)}`;

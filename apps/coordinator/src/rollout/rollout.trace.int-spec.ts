@@ -11,7 +11,7 @@ import {
   childrenOf,
   InMemoryTracing,
   type ReadableSpan,
-} from '../testing/in-memory-tracing';
+} from '../../../../libs/telemetry/src/testing/in-memory-tracing';
 import {
   T0,
   machineWith,

@@ -7,7 +7,7 @@ import {
   childNamed,
   childrenOf,
   type ReadableSpan,
-} from '../testing/in-memory-tracing';
+} from '../../../../libs/telemetry/src/testing/in-memory-tracing';
 import { T0, machineWith, meshWithRoute, rolloutRecord } from '../testing/rollout-fixtures';
 import type { RolloutMachine } from './rollout.machine';
 import type { RolloutRecord } from './rollout.types';

@@ -1,17 +1,12 @@
 import { Registry } from 'prom-client';
-import {
-  startRemoteChildSpan,
-  startTracing,
-  tracingEnabled,
-  type TracingHandle,
-} from '@mesh/telemetry';
-import { InMemorySpanExporter } from '@opentelemetry/sdk-trace-base';
+import { startRemoteChildSpan } from '@mesh/telemetry';
 import type { BatchingPolicy } from '../batching/batching.types';
 import type { RunResult } from '../execution/session-pool.client';
 import { HostMetrics } from './host.metrics';
 import type { InferRequest } from './inference.types';
 import { ModelVersionRuntime, type BatchExecutor } from './model-version.runtime';
 import type { ModelVersionSpec } from './model-spec';
+import { InMemoryTracing } from '../../../../libs/telemetry/src/testing/in-memory-tracing';
 
 const batching: BatchingPolicy = {
   enabled: true,
@@ -83,21 +78,14 @@ const request = (id: string, traced: boolean): InferRequest => ({
 const turn = () => new Promise((r) => setImmediate(r));
 
 describe('ModelVersionRuntime, traced', () => {
-  const exporter = new InMemorySpanExporter();
-  let tracing: TracingHandle;
+  let tracing: InMemoryTracing;
 
   beforeAll(() => {
-    tracing = startTracing(
-      'model-host',
-      undefined,
-      { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:9' },
-      exporter,
-    )!;
+    tracing = new InMemoryTracing('model-host');
   });
 
   afterAll(async () => {
-    await tracing.shutdown();
-    expect(tracingEnabled()).toBe(false);
+    expect(await tracing.shutdown()).toBe(false);
   });
 
   it("records each traced request's queue wait and batch, with the batch id they share", async () => {
@@ -115,9 +103,8 @@ describe('ModelVersionRuntime, traced', () => {
     await Promise.all(answers);
     a.span!.end();
     b.span!.end();
-    await tracing.flush();
 
-    const spans = exporter.getFinishedSpans();
+    const spans = await tracing.spans();
     const childrenOf = (parent: typeof a.span) =>
       spans
         .filter((s) => s.parentSpanContext?.spanId === parent!.spanContext().spanId)

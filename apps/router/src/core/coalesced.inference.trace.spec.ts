@@ -1,15 +1,8 @@
 import type { InferenceGateway, InferenceMeta, ServableVersion } from '@mesh/inference';
 import type { EncodedBatch, OutputTensor } from '@mesh/preprocessing';
-import {
-  startRemoteChildSpan,
-  startTracing,
-  traceparentOf,
-  tracingEnabled,
-  type Span,
-  type TracingHandle,
-} from '@mesh/telemetry';
-import { InMemorySpanExporter } from '@opentelemetry/sdk-trace-base';
+import { startRemoteChildSpan, traceparentOf, type Span } from '@mesh/telemetry';
 import { CoalescedInference } from './coalesced.inference';
+import { InMemoryTracing } from '../../../../libs/telemetry/src/testing/in-memory-tracing';
 
 type FakeBatch = EncodedBatch & { marks: number[] };
 
@@ -52,21 +45,14 @@ class Gateway implements InferenceGateway {
 const TRACE = '4bf92f3577b34da6a3ce929d0e0e4736';
 
 describe('CoalescedInference, traced', () => {
-  const exporter = new InMemorySpanExporter();
-  let tracing: TracingHandle;
+  let tracing: InMemoryTracing;
 
   beforeAll(() => {
-    tracing = startTracing(
-      'router',
-      undefined,
-      { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:9' },
-      exporter,
-    )!;
+    tracing = new InMemoryTracing('router');
   });
 
   afterAll(async () => {
-    await tracing.shutdown();
-    expect(tracingEnabled()).toBe(false);
+    expect(await tracing.shutdown()).toBe(false);
   });
 
   it('sends a merged call under one client span, child of the first request, linked to each', async () => {
@@ -92,9 +78,8 @@ describe('CoalescedInference, traced', () => {
     await gateway.finish();
     await gateway.finish();
     await Promise.all(answers);
-    await tracing.flush();
 
-    const calls = exporter.getFinishedSpans();
+    const calls = await tracing.spans();
     expect(calls.map((s) => s.name)).toEqual([
       'inference.GRPCInferenceService/ModelInfer',
       'inference.GRPCInferenceService/ModelInfer',

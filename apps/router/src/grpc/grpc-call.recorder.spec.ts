@@ -1,7 +1,5 @@
 import { Writable } from 'node:stream';
-import { startTracing, tracingEnabled, type TracingHandle } from '@mesh/telemetry';
 import { UnauthenticatedError } from '@mesh/routing';
-import { InMemorySpanExporter } from '@opentelemetry/sdk-trace-base';
 import pino from 'pino';
 import { Registry } from 'prom-client';
 import { AccessLog } from '../core/access.log';
@@ -10,6 +8,7 @@ import { RouterMetrics } from '../core/router.metrics';
 import { RequestValidationError, ShuttingDownError } from '../errors/router.errors';
 import { callContext } from '../http/call-context';
 import { GrpcCallRecorder } from './grpc-call.recorder';
+import { InMemoryTracing } from '../../../../libs/telemetry/src/testing/in-memory-tracing';
 
 const TRACE = '4bf92f3577b34da6a3ce929d0e0e4736';
 const TRACEPARENT = `00-${TRACE}-00f067aa0ba902b7-01`;
@@ -151,21 +150,14 @@ describe('GrpcCallRecorder', () => {
 });
 
 describe('GrpcCallRecorder, traced', () => {
-  const exporter = new InMemorySpanExporter();
-  let tracing: TracingHandle;
+  let tracing: InMemoryTracing;
 
   beforeAll(() => {
-    tracing = startTracing(
-      'router',
-      undefined,
-      { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:9' },
-      exporter,
-    )!;
+    tracing = new InMemoryTracing('router');
   });
 
   afterAll(async () => {
-    await tracing.shutdown();
-    expect(tracingEnabled()).toBe(false);
+    expect(await tracing.shutdown()).toBe(false);
   });
 
   it('gives each stream message its own span in the caller trace, ended with its outcome', async () => {
@@ -182,8 +174,7 @@ describe('GrpcCallRecorder, traced', () => {
         )
         .catch(() => undefined);
     }
-    await tracing.flush();
-    const spans = exporter.getFinishedSpans();
+    const spans = await tracing.spans();
     expect(spans.map((s) => s.name)).toEqual([
       'mesh.v1.Predictor/PredictStream',
       'mesh.v1.Predictor/PredictStream',

@@ -1,17 +1,17 @@
-import { startTracing, tracingEnabled, type TracingHandle } from '@mesh/telemetry';
+import { startTracing, tracingEnabled, type TracingHandle } from '../tracing';
 import { InMemorySpanExporter, type ReadableSpan } from '@opentelemetry/sdk-trace-base';
 
 /**
- * The process's tracer, exporting to memory. A fresh exporter each time: shutting the handle
- * down also stops its exporter, which then refuses every later span.
+ * The process's tracer, exporting to memory, for specs of any app. A fresh exporter each time:
+ * shutting the handle down also stops its exporter, which then refuses every later span.
  */
 export class InMemoryTracing {
   private readonly exporter = new InMemorySpanExporter();
   private readonly handle: TracingHandle;
 
-  constructor() {
+  constructor(service = 'test') {
     const handle = startTracing(
-      'coordinator',
+      service,
       undefined,
       { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:1' },
       this.exporter,
@@ -24,6 +24,11 @@ export class InMemoryTracing {
   async spans(): Promise<ReadableSpan[]> {
     await this.handle.flush();
     return [...this.exporter.getFinishedSpans()];
+  }
+
+  /** Forgets the spans ended so far. */
+  reset(): void {
+    this.exporter.reset();
   }
 
   /** Stops tracing; afterwards `tracingEnabled()` is false again. */

@@ -17,7 +17,6 @@ import { NDJSON } from './jobs/jobs.controller';
 import { installAccessLogHook, installRequestIdHook } from './http/request-id.hook';
 import { countClientErrors, installRequestCountHook } from './http/request-count.hook';
 import { installTraceHook } from './http/trace.hook';
-import { installJobTraceHook } from './jobs/job-trace.hook';
 import { AccessLog } from './core/access.log';
 import { RouterMetrics } from './core/router.metrics';
 import { GrpcCallRecorder } from './grpc/grpc-call.recorder';
@@ -78,7 +77,6 @@ function configureHttp(app: NestFastifyApplication, logger: Logger): void {
   app.useGlobalFilters(new HttpErrorFilter(logger, routes));
   installRequestIdHook(fastify);
   installTraceHook(fastify);
-  installJobTraceHook(fastify);
   installAccessLogHook(fastify, app.get(AccessLog));
   installRequestCountHook(fastify, app.get(RouterMetrics));
   installJsonBodyParser(fastify);

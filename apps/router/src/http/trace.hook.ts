@@ -1,20 +1,27 @@
 import type { FastifyInstance } from 'fastify';
 import { traceparentOf, tracingEnabled, type Span } from '@mesh/telemetry';
 import { endRequestSpan, startRequestSpan } from '../core/request.trace';
+import { startSubmitSpan } from '../jobs/job.trace';
 import { traceparentFrom } from './call-context';
 
 declare module 'fastify' {
   interface FastifyRequest {
-    /** The request's server span while tracing is on (predict routes only). */
+    /** The request's server span while tracing is on (the TRACED routes only). */
     meshSpan?: Span;
   }
 }
 
-/** The HTTP routes that get a request span: the predict calls. */
-const TRACED = new Set(['/v1/predict', '/v1/predict:batch']);
+type SpanStarter = (traceparent: string | undefined, receivedAt: number | undefined) => Span;
+
+/** The HTTP routes (POST) that get a request span, and how it starts: predicts, job submits. */
+const TRACED: ReadonlyMap<string, SpanStarter> = new Map<string, SpanStarter>([
+  ['/v1/predict', (tp, at) => startRequestSpan('POST /v1/predict', 'http', tp, at)],
+  ['/v1/predict:batch', (tp, at) => startRequestSpan('POST /v1/predict:batch', 'http', tp, at)],
+  ['/v1/jobs', (tp, at) => startSubmitSpan('http', tp, at)],
+]);
 
 /**
- * With tracing on, a predict gets its server span as it arrives (continuing the caller's
+ * With tracing on, a predict or job submit gets its server span as it arrives (continuing the caller's
  * `traceparent`), its answer carries the span's own `traceparent`, and the span ends with the
  * status and outcome code once the answer went out: refusals (401, 400, 429) included. Installed
  * after the request-id hook, so the span starts when the request arrived.
@@ -22,14 +29,9 @@ const TRACED = new Set(['/v1/predict', '/v1/predict:batch']);
 export function installTraceHook(fastify: FastifyInstance): void {
   if (!tracingEnabled()) return;
   fastify.addHook('onRequest', (request, reply, done) => {
-    if (request.method === 'POST' && TRACED.has(request.url.split('?')[0]!)) {
-      const path = request.url.split('?')[0]!;
-      const span = startRequestSpan(
-        `POST ${path}`,
-        'http',
-        traceparentFrom(request.headers.traceparent),
-        request.meshReceivedAt,
-      );
+    const start = request.method === 'POST' ? TRACED.get(request.url.split('?')[0]!) : undefined;
+    if (start) {
+      const span = start(traceparentFrom(request.headers.traceparent), request.meshReceivedAt);
       request.meshSpan = span;
       void reply.header('traceparent', traceparentOf(span));
     }

@@ -72,8 +72,8 @@ export class JobsController {
     const common = {
       ...(ctx.stickyKey === undefined ? {} : { stickyKey: ctx.stickyKey }),
       ...(idempotencyKey === undefined ? {} : { idempotencyKey }),
-      // Started and ended by the job trace hook (tracing on only).
-      ...(req.meshJobSpan ? { span: req.meshJobSpan } : {}),
+      // Started and ended by the trace hook (tracing on only).
+      ...(req.meshSpan ? { span: req.meshSpan } : {}),
     };
     let cmd: SubmitJobCommand;
     if (isNdjson(req)) {

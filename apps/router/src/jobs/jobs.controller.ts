@@ -14,7 +14,6 @@ import {
   Res,
   UseGuards,
 } from '@nestjs/common';
-import { ApiBearerAuth, ApiHeader, ApiTags } from '@nestjs/swagger';
 import { parseNdjsonItems, type JobStatusView } from '@mesh/jobs';
 import { AdminKeyGuard, OpenStreamsRegistry, streamRaw } from '@mesh/telemetry';
 import type { FastifyReply, FastifyRequest } from 'fastify';
@@ -42,13 +41,6 @@ export const NDJSON = 'application/x-ndjson';
  * results (NDJSON, input order, resumable with ?from=), cancel, list; admin list and cancel.
  * Tenant routes authenticate the tenant's key; the admin routes are guarded by AdminKeyGuard.
  */
-@ApiTags('jobs')
-@ApiBearerAuth()
-@ApiHeader({
-  name: 'idempotency-key',
-  required: false,
-  description: 'a retried submit returns the same job',
-})
 @Controller('v1')
 export class JobsController {
   constructor(

@@ -341,7 +341,7 @@ describe('bulk job input checks (a router of its own, small caps, no worker)', (
         REDIS_KEY_PREFIX: capPrefix,
         KSERVE_ENDPOINTS: hostPort(mesh.host.urls.grpc!),
         ADMIN_API_KEY: ADMIN_KEY,
-        ROUTER_DISCOVERY_INTERVAL_MS: '200',
+        KSERVE_HEALTH_INTERVAL_MS: '200',
         JOBS_MAX_ITEMS: '5',
         JOBS_MAX_UPLOAD_BYTES: '4096',
         JOBS_DEFAULT_MAX_CONCURRENT_JOBS: '1',

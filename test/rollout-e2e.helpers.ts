@@ -123,7 +123,7 @@ export function startRouter(
       KSERVE_ENDPOINTS: backends,
       MESH_CONFIG: seed,
       ADMIN_API_KEY: ADMIN,
-      ROUTER_DISCOVERY_INTERVAL_MS: '200',
+      KSERVE_HEALTH_INTERVAL_MS: '200',
       ROUTER_HEARTBEAT_INTERVAL_MS: '200',
       ROUTER_SIGNAL_FLUSH_MS: '200',
     },

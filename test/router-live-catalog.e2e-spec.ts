@@ -102,7 +102,7 @@ beforeAll(async () => {
           KSERVE_ENDPOINTS: hostPort(host.urls.grpc!),
           MESH_CONFIG: join(ROOT, 'deploy', 'config', 'mesh.yaml'),
           ADMIN_API_KEY: ADMIN_KEY,
-          ROUTER_DISCOVERY_INTERVAL_MS: '200',
+          KSERVE_HEALTH_INTERVAL_MS: '200',
           ROUTER_HEARTBEAT_INTERVAL_MS: '200',
           ROUTER_SIGNAL_BUCKET_MS: String(BUCKET_MS),
           ROUTER_SIGNAL_FLUSH_MS: '200',

@@ -80,7 +80,7 @@ export async function runContention(opts: {
         MODEL_REPOSITORY: opts.models,
         KSERVE_ENDPOINTS: hostPort(host.urls.grpc!),
         ADMIN_API_KEY: ADMIN_KEY,
-        ROUTER_DISCOVERY_INTERVAL_MS: '500',
+        KSERVE_HEALTH_INTERVAL_MS: '500',
       },
       ['http'],
       opts.distRoot,

@@ -56,7 +56,7 @@ export async function runThroughput(opts: {
         ROUTER_HTTP_PORT: '0',
         ROUTER_GRPC_PORT: '0',
         ADMIN_API_KEY: ADMIN_KEY,
-        ROUTER_DISCOVERY_INTERVAL_MS: '500',
+        KSERVE_HEALTH_INTERVAL_MS: '500',
       },
       ['http'],
     );
@@ -65,7 +65,7 @@ export async function runThroughput(opts: {
       procs.push(
         await startApp(
           'batch-worker',
-          { ...common, WORKER_PORT: '0', WORKER_DISCOVERY_INTERVAL_MS: '500' },
+          { ...common, WORKER_PORT: '0', KSERVE_HEALTH_INTERVAL_MS: '500' },
           ['http'],
         ),
       );

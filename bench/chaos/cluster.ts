@@ -376,7 +376,7 @@ export class Cluster {
         WORKER_LOCK_MS: '2000',
         WORKER_STALLED_INTERVAL_MS: '1000',
         WORKER_VERSION_WAIT_MS: '300',
-        WORKER_DISCOVERY_INTERVAL_MS: '200',
+        KSERVE_HEALTH_INTERVAL_MS: '200',
         JOBS_BACKOFF_MS: '200',
         ...env,
       },

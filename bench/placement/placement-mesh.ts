@@ -118,7 +118,7 @@ export async function startArm(o: {
       KSERVE_ENDPOINTS: endpoints,
       MESH_CONFIG: o.seed,
       ADMIN_API_KEY: ADMIN_KEY,
-      ROUTER_DISCOVERY_INTERVAL_MS: '500',
+      KSERVE_HEALTH_INTERVAL_MS: '500',
     },
     ['http', 'grpc'],
   );

@@ -1,6 +1,6 @@
 import { commonEnv, loadConfig, port, positiveInt, redisEnv, redisIssues } from '@mesh/config';
 import { jobsEnv } from '@mesh/jobs';
-import { kserveClientEnv, kserveClientIssues, withKServeAliases } from '@mesh/kserve';
+import { kserveClientEnv, kserveClientIssues } from '@mesh/kserve';
 import { z } from 'zod';
 
 const workerEnv = {
@@ -11,6 +11,8 @@ const workerEnv = {
   MODEL_REPOSITORY: z.string().min(1).default('./model_repository'),
   /** The backends and how to reach them: KSERVE_ENDPOINTS, KSERVE_TLS_*, retries, breaker. */
   ...kserveClientEnv,
+  /** Bulk batches are larger than online ones: a longer default deadline per call. */
+  KSERVE_DEADLINE_MS: positiveInt(30_000),
   /** Chunks this process runs at once. */
   WORKER_CONCURRENCY: positiveInt(2, 64),
   /** Inference calls one chunk keeps in flight (tokenizing the next batch meanwhile). */
@@ -32,19 +34,8 @@ const workerEnv = {
 
 export type BatchWorkerConfig = ReturnType<typeof loadBatchWorkerConfig>;
 
-/** Names the worker read before the shared KSERVE_* set; still honoured when that one is unset. */
-export const WORKER_KSERVE_ALIASES = {
-  KSERVE_MAX_MESSAGE_BYTES: 'GRPC_MAX_MESSAGE_BYTES',
-  KSERVE_DEADLINE_MS: 'WORKER_INFER_TIMEOUT_MS',
-  KSERVE_HEALTH_INTERVAL_MS: 'WORKER_DISCOVERY_INTERVAL_MS',
-} as const;
-
 export function loadBatchWorkerConfig(env: NodeJS.ProcessEnv = process.env) {
-  // Bulk batches are larger than online ones: a longer default deadline per call.
-  const withAliases = withKServeAliases(env, WORKER_KSERVE_ALIASES, {
-    KSERVE_DEADLINE_MS: '30000',
-  });
-  return loadConfig('batch-worker', workerEnv, withAliases, (c) => [
+  return loadConfig('batch-worker', workerEnv, env, (c) => [
     ...redisIssues(c),
     ...kserveClientIssues(c),
   ]);

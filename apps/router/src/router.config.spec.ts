@@ -22,19 +22,30 @@ describe('router config: traffic signals', () => {
 });
 
 describe('router config: backend channels', () => {
-  it('reads the shared KSERVE_* variables, the older router names only as fallbacks', () => {
-    const old = loadRouterConfig({
-      GRPC_MAX_MESSAGE_BYTES: '1048576',
-      ROUTER_INFER_TIMEOUT_MS: '2500',
-      ROUTER_DISCOVERY_INTERVAL_MS: '300',
+  it('reads the shared KSERVE_* variables', () => {
+    const config = loadRouterConfig({
+      KSERVE_MAX_MESSAGE_BYTES: '1048576',
+      KSERVE_DEADLINE_MS: '2500',
+      KSERVE_HEALTH_INTERVAL_MS: '300',
     });
-    expect(old).toMatchObject({
+    expect(config).toMatchObject({
       KSERVE_MAX_MESSAGE_BYTES: 1048576,
       KSERVE_DEADLINE_MS: 2500,
       KSERVE_HEALTH_INTERVAL_MS: 300,
     });
-    const both = loadRouterConfig({ ROUTER_INFER_TIMEOUT_MS: '2500', KSERVE_DEADLINE_MS: '900' });
-    expect(both.KSERVE_DEADLINE_MS).toBe(900);
+  });
+
+  it('no longer reads the names it had before the KSERVE_* set', () => {
+    const config = loadRouterConfig({
+      GRPC_MAX_MESSAGE_BYTES: '1048576',
+      ROUTER_INFER_TIMEOUT_MS: '2500',
+      ROUTER_DISCOVERY_INTERVAL_MS: '300',
+    });
+    expect(config).toMatchObject({
+      KSERVE_MAX_MESSAGE_BYTES: 64 * 1024 * 1024,
+      KSERVE_DEADLINE_MS: 10_000,
+      KSERVE_HEALTH_INTERVAL_MS: 2000,
+    });
   });
 
   it('lists a TLS key without its certificate and a client CA without TLS', () => {

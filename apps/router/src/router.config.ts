@@ -13,7 +13,6 @@ import {
   grpcServerTlsIssues,
   kserveClientEnv,
   kserveClientIssues,
-  withKServeAliases,
 } from '@mesh/kserve';
 import { z } from 'zod';
 
@@ -139,15 +138,8 @@ const routerEnv = {
 
 export type RouterConfig = ReturnType<typeof loadRouterConfig>;
 
-/** Names the router read before the shared KSERVE_* set; still honoured when that one is unset. */
-export const ROUTER_KSERVE_ALIASES = {
-  KSERVE_MAX_MESSAGE_BYTES: 'GRPC_MAX_MESSAGE_BYTES',
-  KSERVE_DEADLINE_MS: 'ROUTER_INFER_TIMEOUT_MS',
-  KSERVE_HEALTH_INTERVAL_MS: 'ROUTER_DISCOVERY_INTERVAL_MS',
-} as const;
-
 export function loadRouterConfig(env: NodeJS.ProcessEnv = process.env) {
-  return loadConfig('router', routerEnv, withKServeAliases(env, ROUTER_KSERVE_ALIASES), (c) => [
+  return loadConfig('router', routerEnv, env, (c) => [
     ...redisIssues(c),
     ...kserveClientIssues(c),
     ...grpcServerTlsIssues(c, 'ROUTER_GRPC'),

@@ -120,7 +120,6 @@ export {
   kserveClientEnv,
   kserveClientIssues,
   kservePoolOptionsFromEnv,
-  withKServeAliases,
   type KServeClientEnv,
 } from './kserve.config';
 export {

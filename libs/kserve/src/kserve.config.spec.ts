@@ -3,7 +3,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createChannelCredentials } from './kserve.client';
-import { kserveClientEnv, kservePoolOptionsFromEnv, withKServeAliases } from './kserve.config';
+import { kserveClientEnv, kservePoolOptionsFromEnv } from './kserve.config';
 
 describe('kserve client configuration', () => {
   it('defaults to one local backend, 64 MiB messages and plaintext', () => {
@@ -30,29 +30,6 @@ describe('kserve client configuration', () => {
     expect(opts.endpoints).toEqual(['a:8001', 'b:8001']);
     expect(opts.maxMessageBytes).toBe(1048576);
     expect(opts.tls).toEqual({ caFile: ca, certFile: undefined, keyFile: undefined });
-  });
-
-  it("reads an app's older variable names when the KSERVE_* one is unset", () => {
-    const aliases = {
-      KSERVE_DEADLINE_MS: 'OLD_TIMEOUT_MS',
-      KSERVE_HEALTH_INTERVAL_MS: 'OLD_POLL_MS',
-    };
-    const env = withKServeAliases(
-      { OLD_TIMEOUT_MS: '2500', OLD_POLL_MS: '300', KSERVE_HEALTH_INTERVAL_MS: '700' },
-      aliases,
-      { KSERVE_DEADLINE_MS: '30000', KSERVE_RETRY_ATTEMPTS: '2' },
-    );
-    const opts = kservePoolOptionsFromEnv(loadConfig('test', kserveClientEnv, env));
-    expect(opts).toMatchObject({
-      deadlineMs: 2500,
-      healthIntervalMs: 700,
-      retry: { maxAttempts: 2 },
-    });
-    const defaults = withKServeAliases({}, aliases, { KSERVE_DEADLINE_MS: '30000' });
-    expect(kservePoolOptionsFromEnv(loadConfig('test', kserveClientEnv, defaults))).toMatchObject({
-      deadlineMs: 30000,
-      healthIntervalMs: 2000,
-    });
   });
 
   it('lists every bad variable', () => {

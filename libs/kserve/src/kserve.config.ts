@@ -37,25 +37,6 @@ export function kserveClientIssues(config: Readonly<Record<string, unknown>>): C
   return setTogether(config, 'KSERVE_TLS_CERT', 'KSERVE_TLS_KEY');
 }
 
-/**
- * `env` with older per-app names copied to the KSERVE_* variable they stand for when that one is
- * unset (`aliases`: KSERVE_* name → old name), then app defaults for what is still unset. The
- * old names keep existing deployments working; the docs list only the KSERVE_* ones.
- */
-export function withKServeAliases(
-  env: NodeJS.ProcessEnv,
-  aliases: Partial<Record<keyof typeof kserveClientEnv, string>>,
-  defaults: Partial<Record<keyof typeof kserveClientEnv, string>> = {},
-): NodeJS.ProcessEnv {
-  const out = { ...env };
-  const unset = (k: string) => out[k] === undefined || out[k] === '';
-  for (const [name, old] of Object.entries(aliases)) {
-    if (unset(name) && old && !unset(old)) out[name] = out[old];
-  }
-  for (const [name, value] of Object.entries(defaults)) if (unset(name)) out[name] = value;
-  return out;
-}
-
 export type KServeClientEnv = z.infer<z.ZodObject<typeof kserveClientEnv>>;
 
 export function kservePoolOptionsFromEnv(env: KServeClientEnv): KServePoolOptions {

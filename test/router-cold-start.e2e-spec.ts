@@ -5,7 +5,14 @@ import { join } from 'node:path';
 import { closeRedis, createRedis, type RedisClient } from '@mesh/config';
 import { PlacementKeys } from '@mesh/placement';
 import { RedisTrafficSignalSource } from '@mesh/routing';
-import { ADMIN_KEY, call, grpcCall, hostPort, predictorClient } from './router-e2e.helpers';
+import {
+  ADMIN_KEY,
+  call,
+  grpcCall,
+  hostPort,
+  metricSum,
+  predictorClient,
+} from './router-e2e.helpers';
 import { ROOT, startApp, uniquePrefix, type StartedApp } from './support/app-process';
 import { pollUntil } from './support/poll';
 
@@ -116,14 +123,7 @@ afterAll(async () => {
 });
 
 async function metric(name: string, labels: Record<string, string>): Promise<number> {
-  const text = await (await fetch(`${http()}/metrics`)).text();
-  let sum = 0;
-  for (const line of text.split('\n')) {
-    if (!line.startsWith(`${name}{`)) continue;
-    if (!Object.entries(labels).every(([k, v]) => line.includes(`${k}="${v}"`))) continue;
-    sum += Number(line.slice(line.lastIndexOf(' ') + 1));
-  }
-  return sum;
+  return metricSum(await (await fetch(`${http()}/metrics`)).text(), name, labels);
 }
 
 describe('router cold starts', () => {

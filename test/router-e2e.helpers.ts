@@ -189,16 +189,8 @@ export function grpcCall<T = any>(
   });
 }
 
-/** Sum of a Prometheus counter's samples whose labels contain every given pair. */
-export function metricSum(text: string, name: string, labels: Record<string, string> = {}): number {
-  let sum = 0;
-  for (const line of text.split('\n')) {
-    if (!line.startsWith(`${name}{`) && !line.startsWith(`${name} `)) continue;
-    if (!Object.entries(labels).every(([k, v]) => line.includes(`${k}="${v}"`))) continue;
-    sum += Number(line.slice(line.lastIndexOf(' ') + 1));
-  }
-  return sum;
-}
+/** The suites read /metrics with the one Prometheus text parser the benches use too. */
+export { metricSum } from '../libs/telemetry/src/testing/prometheus-text';
 
 /**
  * POSTs a body the server may refuse before reading it all (413 on Content-Length): the

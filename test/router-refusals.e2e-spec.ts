@@ -2,6 +2,7 @@
 import * as grpc from '@grpc/grpc-js';
 import { closeRedis, createRedis } from '@mesh/config';
 import { connect } from 'node:net';
+import { sumByLabel } from '../libs/telemetry/src/testing/prometheus-text';
 import { uniquePrefix } from './support/app-process';
 import { pollUntil } from './support/poll';
 import {
@@ -41,13 +42,7 @@ afterAll(async () => {
 /** `mesh_router_requests_total` by outcome, for one transport. */
 async function outcomes(transport: 'http' | 'grpc'): Promise<Map<string, number>> {
   const text = (await call(mesh.http, 'GET', '/metrics')).body as string;
-  const out = new Map<string, number>();
-  for (const m of text.matchAll(/^mesh_router_requests_total\{([^}]*)\} (\S+)$/gm)) {
-    if (!m[1]!.includes(`transport="${transport}"`)) continue;
-    const outcome = /outcome="([^"]*)"/.exec(m[1]!)![1]!;
-    out.set(outcome, (out.get(outcome) ?? 0) + Number(m[2]));
-  }
-  return out;
+  return sumByLabel(text, 'mesh_router_requests_total', 'outcome', { transport });
 }
 
 /** How each outcome's count moved while `send` ran (outcomes that did not move left out). */

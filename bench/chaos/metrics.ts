@@ -1,3 +1,4 @@
+import { metricSum } from '../../libs/telemetry/src/testing/prometheus-text';
 import { rssBytes, type Cluster, type Proc } from './cluster';
 
 /**
@@ -11,17 +12,8 @@ export async function scrape(url: string, timeoutMs = 3000): Promise<string> {
   return res.text();
 }
 
-/** Sum of a metric's samples whose labels contain every given pair (NaN-free). */
-export function metricSum(text: string, name: string, labels: Record<string, string> = {}): number {
-  let sum = 0;
-  for (const line of text.split('\n')) {
-    if (!line.startsWith(`${name}{`) && !line.startsWith(`${name} `)) continue;
-    if (!Object.entries(labels).every(([k, v]) => line.includes(`${k}="${v}"`))) continue;
-    const v = Number(line.slice(line.lastIndexOf(' ') + 1));
-    if (Number.isFinite(v)) sum += v;
-  }
-  return sum;
-}
+/** Sum of a metric's samples carrying every given label (NaN-free): the specs' parser. */
+export { metricSum };
 
 /** Where a process serves /metrics: the host on its metrics port, the others on http. */
 export function metricsUrl(p: Proc): string | undefined {

@@ -1,3 +1,4 @@
+import { metricSum } from '../../libs/telemetry/src/testing/prometheus-text';
 import { ADMIN_KEY, CHAOS_KEY, MODEL, TASK, sleep, waitFor } from './cluster';
 import { textOf } from './load';
 
@@ -248,7 +249,7 @@ export async function leaderOf<T extends { urls: Record<string, string> }>(
       const text = await (
         await fetch(`${c.urls.http}/metrics`, { signal: AbortSignal.timeout(2000) })
       ).text();
-      if (/^mesh_coordinator_leader(\{[^}]*\})? 1$/m.test(text)) return c;
+      if (metricSum(text, 'mesh_coordinator_leader') === 1) return c;
     } catch {
       // killed or busy
     }

@@ -28,6 +28,7 @@
  */
 import * as grpc from '@grpc/grpc-js';
 import { loadInferencePackage } from '@mesh/kserve';
+import { samplesNamed } from '../../libs/telemetry/src/testing/prometheus-text';
 import * as ort from 'onnxruntime-node';
 import { readdirSync, readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
@@ -125,18 +126,12 @@ async function batchStats(http: string): Promise<Map<number, { count: number; ns
 /** Padded and real elements of the host's batches, from its metrics. */
 async function padding(metrics: string): Promise<{ padded: number; real: number }> {
   const text = await (await fetch(`${metrics}/metrics`)).text();
-  const read = (kind: string) => {
-    const line = text
-      .split('\n')
-      .find(
-        (l) =>
-          l.startsWith('mesh_host_batch_elements_total{') &&
-          l.includes(`kind="${kind}"`) &&
-          l.includes(`model="${MODEL}"`) &&
-          l.includes(`version="${VERSION}"`),
-      );
-    return line ? Number(line.slice(line.lastIndexOf(' ') + 1)) : NaN;
-  };
+  const read = (kind: string) =>
+    samplesNamed(text, 'mesh_host_batch_elements_total', {
+      kind,
+      model: MODEL,
+      version: VERSION,
+    })[0]?.value ?? NaN;
   return { padded: read('padded'), real: read('real') };
 }
 

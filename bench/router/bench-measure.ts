@@ -1,5 +1,6 @@
 import { performance } from 'node:perf_hooks';
 import { readdirSync, readFileSync } from 'node:fs';
+import { parsePrometheusText } from '../../libs/telemetry/src/testing/prometheus-text';
 
 /** One request of an arm: resolves when answered; throws on an error answer. */
 export type Shot = (index: number) => Promise<void>;
@@ -281,12 +282,10 @@ export function round(x: number, digits: number): number {
  */
 export function metricSums(text: string, model: string): Map<string, number> {
   const out = new Map<string, number>();
-  for (const line of text.split('\n')) {
-    const m = /^(\w+)(?:\{([^}]*)\})?\s+(\S+)/.exec(line);
-    if (!m || !(m[2] ?? '').includes(`model="${model}"`)) continue;
-    const stage = /stage="(\w+)"/.exec(m[2] ?? '')?.[1];
-    const key = stage ? `${m[1]}{${stage}}` : m[1]!;
-    out.set(key, (out.get(key) ?? 0) + Number(m[3]));
+  for (const { name, labels, value } of parsePrometheusText(text)) {
+    if (labels.model !== model) continue;
+    const key = labels.stage ? `${name}{${labels.stage}}` : name;
+    out.set(key, (out.get(key) ?? 0) + value);
   }
   return out;
 }

@@ -17,6 +17,7 @@ import {
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { metricSum } from '../../../libs/telemetry/src/testing/prometheus-text';
 import { OnnxGraphBuilder } from '../../../scripts/models/onnx-graph.builder';
 import { OnnxDataType, encodeOnnxModel } from '../../../scripts/models/onnx-proto';
 
@@ -190,13 +191,7 @@ export function bertRequest(model: string, rows: number[][], extra: Any = {}): A
  */
 export async function pendingRequests(metricsUrl: string, model: string): Promise<number> {
   const text = await (await fetch(`${metricsUrl}/metrics`)).text();
-  const line = new RegExp(
-    `^nv_inference_pending_request_count\\{model="${model}",[^}]*\\} (\\d+)$`,
-    'gm',
-  );
-  let sum = 0;
-  for (const m of text.matchAll(line)) sum += Number(m[1]);
-  return sum;
+  return metricSum(text, 'nv_inference_pending_request_count', { model });
 }
 
 /**

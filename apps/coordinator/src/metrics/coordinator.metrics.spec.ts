@@ -1,6 +1,7 @@
 import { Registry } from 'prom-client';
 import type { RolloutState } from '@mesh/rollout-contract';
 import type { RolloutRecord } from '../rollout/rollout.types';
+import { valuesBySeries } from '../../../../libs/telemetry/src/testing/prometheus-text';
 import { CoordinatorMetrics } from './coordinator.metrics';
 
 function record(id: string, task: string, state: RolloutState, step: number, weight: number) {
@@ -16,16 +17,8 @@ function record(id: string, task: string, state: RolloutState, step: number, wei
   } as unknown as RolloutRecord;
 }
 
-/** Sample lines of one metric (name and labels → value). */
-function samples(text: string, name: string): Record<string, number> {
-  const out: Record<string, number> = {};
-  for (const line of text.split('\n')) {
-    if (!line.startsWith(`${name}{`)) continue;
-    const i = line.lastIndexOf(' ');
-    out[line.slice(name.length, i)] = Number(line.slice(i + 1));
-  }
-  return out;
-}
+/** Sample lines of one metric (labels as written → value). */
+const samples = valuesBySeries;
 
 describe('CoordinatorMetrics (scraped)', () => {
   it("exports each route's latest rollout, gate verdicts and leadership", async () => {

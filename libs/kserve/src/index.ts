@@ -149,7 +149,6 @@ export {
   type TlsOptions,
 } from './kserve-pool.types';
 export {
-  backoffDelay,
   DEFAULT_RETRY,
   runWithRetries,
   type RetryOptions,

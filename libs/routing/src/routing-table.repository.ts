@@ -1,4 +1,5 @@
 import type { RedisClient } from '@mesh/config';
+import { handleWhenResult, retry } from 'cockatiel';
 import { parseRoute, parseRoutingTableData, parseTenant } from './routing-table.schema';
 import { COMMIT_TABLE_SCRIPT } from './routing-table.script';
 import {
@@ -58,6 +59,14 @@ export interface SeedResult {
 }
 
 type CommitMode = 'absent' | 'force' | 'cas';
+
+/** One compare-and-set try of an edit: the epoch it read, the one the store holds after. */
+interface EditAttempt {
+  committed: boolean;
+  readEpoch: number;
+  epoch: number;
+  next: RoutingTableData;
+}
 
 interface Edit {
   action: AuditAction;
@@ -199,12 +208,22 @@ export class RoutingTableRepository {
     return raw.map((entry) => JSON.parse(entry) as AuditEntry);
   }
 
-  /** Read-modify-write with compare-and-set on the epoch; retries races unless an epoch was expected. */
+  /**
+   * Read-modify-write with compare-and-set on the epoch. A write that lost the race to another
+   * edit is tried again on a fresh read (at once: the other edit has already landed), up to
+   * `maxRetries` times, unless the caller expected an epoch (then the race is its conflict).
+   */
   private async edit(
     options: ChangeOptions,
     change: (table: RoutingTable) => Edit,
   ): Promise<ChangeResult> {
-    for (let attempt = 0; ; attempt++) {
+    const raced = retry(
+      handleWhenResult((r) => !(r as EditAttempt).committed),
+      {
+        maxAttempts: options.expectedEpoch === undefined ? this.maxRetries : 0,
+      },
+    );
+    const last = await raced.execute(async (): Promise<EditAttempt> => {
       const table = await this.load();
       if (!table) throw new RoutingTableMissingError();
       if (options.expectedEpoch !== undefined && options.expectedEpoch !== table.epoch) {
@@ -225,11 +244,10 @@ export class RoutingTableRepository {
         },
         options.fence,
       );
-      if (committed) return { epoch, table: { epoch, ...next } };
-      if (options.expectedEpoch !== undefined || attempt >= this.maxRetries) {
-        throw new EpochConflictError(table.epoch, epoch);
-      }
-    }
+      return { committed, readEpoch: table.epoch, epoch, next };
+    });
+    if (!last.committed) throw new EpochConflictError(last.readEpoch, last.epoch);
+    return { epoch: last.epoch, table: { epoch: last.epoch, ...last.next } };
   }
 
   private async commit(

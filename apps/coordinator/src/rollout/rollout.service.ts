@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { handleType, retry } from 'cockatiel';
 import { acceptsCommand, type OperatorCommandKind, type RolloutView } from '@mesh/rollout-contract';
 import { parseRolloutPlan } from './rollout-plan.schema';
 import type { RolloutPlanValidator } from './rollout-plan.validator';
@@ -13,6 +14,14 @@ import type { Clock } from './rollout.ports';
 import type { RolloutRepository } from './rollout.repository';
 import type { RolloutRecord } from './rollout.types';
 import { finalWeightsOf } from './rollout-weights';
+
+/**
+ * A save that lost a race with another writer of the record (RevisionConflictError) is tried
+ * again at once on a fresh read: the other write has already landed. A command gets 5 more
+ * tries, the undo note 4.
+ */
+const COMMAND_SAVE = retry(handleType(RevisionConflictError), { maxAttempts: 5 });
+const UNDONE_MARK = retry(handleType(RevisionConflictError), { maxAttempts: 4 });
 
 /**
  * Plans in, records out. Commands are queued on the record and carried out by the leader's
@@ -76,34 +85,30 @@ export class RolloutService {
 
   async command(id: string, kind: OperatorCommandKind): Promise<RolloutView> {
     if (kind === 'undo') return this.undo(id, { force: false });
-    for (let attempt = 0; ; attempt++) {
+    return COMMAND_SAVE.execute(async () => {
       const record = await this.record(id);
       if (!acceptsCommand(record.state, kind)) throw new InvalidCommandError(kind, record.state);
       if (record.command) {
         throw new InvalidCommandError(kind, `still carrying out '${record.command.kind}'`);
       }
-      try {
-        const saved = await this.repository.save({
-          ...record,
-          command: { kind, at: this.clock.now() },
-        });
-        return view(saved);
-      } catch (err: unknown) {
-        if (!(err instanceof RevisionConflictError) || attempt >= 5) throw err;
-      }
-    }
+      const saved = await this.repository.save({
+        ...record,
+        command: { kind, at: this.clock.now() },
+      });
+      return view(saved);
+    });
   }
 
   /** Notes the undo on the completed rollout (a terminal record: only the API writes it). */
   private async markUndone(id: string, undoId: string): Promise<void> {
-    for (let attempt = 0; attempt < 5; attempt++) {
-      const record = await this.record(id);
-      try {
+    try {
+      await UNDONE_MARK.execute(async () => {
+        const record = await this.record(id);
         await this.repository.save({ ...record, undoneBy: undoId });
-        return;
-      } catch (err: unknown) {
-        if (!(err instanceof RevisionConflictError)) throw err;
-      }
+      });
+    } catch (err: unknown) {
+      // The undo rollout exists either way: a note that keeps losing races is left unwritten.
+      if (!(err instanceof RevisionConflictError)) throw err;
     }
   }
 

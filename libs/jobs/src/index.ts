@@ -28,6 +28,14 @@ export { jobResultLine, type JobResultLine } from './job-result.line';
 export { jobItemSchema, parseJobItem } from './job-item.schema';
 export { JobKeys } from './job.keys';
 export { JobPinReader, type PinnedJobs } from './job-pin.reader';
+export {
+  JobReader,
+  type JobListQuery,
+  type JobListing,
+  type JobReaderOptions,
+  type JobViewer,
+  type ResultsOptions,
+} from './job.reader';
 export { JobQuotaLedger, type QuotaLedgerOptions, type Reservation } from './job-quota.ledger';
 export { JobRepository, type JobRepositoryOptions, type ListOptions } from './job.repository';
 export {

@@ -9,7 +9,7 @@ import {
 } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
 import type { FastifyInstance } from 'fastify';
-import type { JobRepository } from '@mesh/jobs';
+import { JobReader, type JobRepository } from '@mesh/jobs';
 import type { KServeClient } from '@mesh/kserve';
 import type {
   AdminAuthenticator,
@@ -114,7 +114,10 @@ export class DashboardModule implements OnModuleInit {
       providers: [
         deps,
         fromDeps(ADMIN_AUTHENTICATOR, (d) => d.auth),
-        fromDeps(JobsViewReader, (d) => new JobsViewReader(d.jobs, d.clock)),
+        fromDeps(
+          JobsViewReader,
+          (d) => new JobsViewReader(new JobReader(d.jobs, { now: () => d.clock.now() })),
+        ),
         { provide: DASHBOARD_FEEDS, inject: [DASHBOARD_DEPS, JobsViewReader], useFactory: feedsOf },
         fromDeps(DASHBOARD_UI_DIR, (d) => d.uiDir ?? resolve('dist', 'ui')),
         fromDeps(

@@ -1,14 +1,6 @@
-import {
-  JobNotFoundError,
-  jobResultLine,
-  jobStatusView,
-  type JobRepository,
-  type JobResultLine,
-  type JobStatusView,
-} from '@mesh/jobs';
-import type { Clock } from '../rollout/rollout.ports';
+import { type JobListing, type JobReader, type JobResultLine } from '@mesh/jobs';
 
-export type JobRow = JobStatusView & { tenant: string; task: string };
+export type JobRow = JobListing;
 
 export interface JobsView {
   jobs: JobRow[];
@@ -17,53 +9,35 @@ export interface JobsView {
 /** Newest jobs of every tenant shown at once. */
 const LIST_LIMIT = 100;
 
+/** The dashboard is an admin surface: it sees every tenant's jobs. */
+const ADMIN = { admin: true } as const;
+
+/** Recorded on a job cancelled from the Jobs view. */
+const CANCEL_REASON = 'cancelled from the dashboard';
+
 /**
- * The Jobs view: bulk jobs of all tenants (the admin listing), cancel, and results. Reads and
- * writes go through the job repository the router and the workers use, so a cancel here is
- * the same transition as `DELETE /v1/jobs/:id`.
+ * The Jobs view: bulk jobs of all tenants (the admin listing), cancel, and results. It reads
+ * and cancels through the JobReader the router's `/v1/jobs` API uses (@mesh/jobs), so a cancel
+ * here is the same transition as `DELETE /v1/jobs/:id`.
  */
 export class JobsViewReader {
-  constructor(
-    private readonly jobs: JobRepository,
-    private readonly clock: Clock,
-  ) {}
+  constructor(private readonly reader: JobReader) {}
 
   async read(): Promise<JobsView> {
-    const records = await this.jobs.list({ limit: LIST_LIMIT });
-    const now = this.clock.now();
-    return {
-      jobs: records.map((r) => ({ ...jobStatusView(r, now), tenant: r.tenant, task: r.task })),
-    };
+    return { jobs: await this.reader.list(ADMIN, { limit: LIST_LIMIT }) };
   }
 
-  async cancel(jobId: string): Promise<JobRow> {
-    await this.find(jobId);
-    await this.jobs.finish(jobId, 'cancelled', this.clock.now(), 'cancelled from the dashboard');
-    const after = await this.find(jobId);
-    return { ...jobStatusView(after, this.clock.now()), tenant: after.tenant, task: after.task };
+  cancel(jobId: string): Promise<JobRow> {
+    return this.reader.cancel(ADMIN, jobId, CANCEL_REASON);
   }
 
   /** Every result written so far, in input order (a running job's later chunks are skipped). */
   async *results(jobId: string): AsyncGenerator<JobResultLine> {
-    const job = await this.find(jobId);
-    const pin = { model: job.model, version: job.version, pipeline: job.pipeline };
-    for (let chunk = 0; chunk < job.chunks; chunk++) {
-      const written = await this.jobs.readResults(jobId, chunk);
-      if (!written) continue;
-      for (const [i, result] of written.results.entries()) {
-        yield jobResultLine(chunk * job.chunkSize + i, written.ids?.[i] ?? undefined, pin, result);
-      }
-    }
+    for await (const lines of this.reader.results(ADMIN, jobId)) yield* lines;
   }
 
   /** Fails (404) before any byte of a download is sent. */
   async exists(jobId: string): Promise<void> {
-    await this.find(jobId);
-  }
-
-  private async find(jobId: string) {
-    const job = await this.jobs.get(jobId);
-    if (!job) throw new JobNotFoundError(jobId);
-    return job;
+    await this.reader.find(ADMIN, jobId);
   }
 }

@@ -5,6 +5,7 @@ import {
   JobChangeFeed,
   JobFlowProducer,
   JobKeys,
+  JobReader,
   JobRepository,
   replicaAckOf,
   retryPolicyOf,
@@ -105,7 +106,7 @@ function submissions(
       provide: JobQueryService,
       inject: [JobRepository, JobChangeFeed],
       useFactory: (repository: JobRepository, changes: JobChangeFeed) =>
-        new JobQueryService(repository, changes),
+        new JobQueryService(new JobReader(repository, { changes })),
     },
   ],
 })

@@ -1,14 +1,17 @@
 import { status as GrpcStatus } from '@grpc/grpc-js';
 import { refreshBackend } from './backend-discovery';
+import {
+  asFinalError,
+  isTransient,
+  isUnavailable,
+  mayHaveBeenDelivered,
+  noCandidateError,
+  nothingListens,
+} from './backend-failure.policy';
 import { buildInferRequest, decodeInferResponse } from './infer-request.mapper';
 import { KServeBackend } from './kserve-backend';
 import { createChannelCredentials, KServeClient } from './kserve.client';
-import {
-  BackendError,
-  BackendUnavailableError,
-  isModelNotHere,
-  VersionNotResidentError,
-} from './kserve.errors';
+import { BackendError, isModelNotHere } from './kserve.errors';
 import type {
   BackendStatus,
   BreakerOptions,
@@ -20,20 +23,6 @@ import type {
 import { DEFAULT_MAX_MESSAGE_BYTES } from './kserve-pool.types';
 import type { ModelConfigMessage } from './kserve.types';
 import { DEFAULT_RETRY, runWithRetries, type RetryOptions } from './retry.policy';
-
-/** No backend is ready, closed and serving the model: retrying now will not help. */
-class NoCandidateError extends BackendUnavailableError {}
-
-/**
- * UNAVAILABLE details that mean the transport died while the request may
- * already have been delivered (so a ModelInfer retry could run it twice).
- */
-/** UNAVAILABLE details that mean nothing listens there: the backend is down, not busy. */
-const CONNECT_FAILED =
-  /no connection established|econnrefused|failed to connect|connection refused/i;
-
-const MAYBE_DELIVERED =
-  /connection dropped|rst_stream|econnreset|epipe|goaway|premature close|stream closed/i;
 
 export interface ModelConfigOptions {
   version?: string;
@@ -228,7 +217,7 @@ export class KServeBackendPool {
     only?: readonly string[],
   ): KServeBackend {
     const all = this.candidates(model, version, only);
-    if (all.length === 0) throw this.noCandidate(model, version);
+    if (all.length === 0) throw noCandidateError(this.backends, model, version);
     const fresh = all.filter((b) => !tried.has(b.address));
     const pool = fresh.length > 0 ? fresh : all;
     const least = Math.min(...pool.map((b) => b.inFlight));
@@ -238,41 +227,14 @@ export class KServeBackendPool {
     return chosen;
   }
 
-  private noCandidate(model: string, version?: string): BackendUnavailableError {
-    const backends = Object.fromEntries(
-      this.backends.map((b) => [
-        b.address,
-        !b.ready
-          ? `not ready${b.lastError ? `: ${b.lastError}` : ''}`
-          : b.circuit !== 'closed'
-            ? `circuit ${b.circuit}`
-            : b.serves(model, version)
-              ? 'busy'
-              : 'does not serve it',
-      ]),
-    );
-    const what = version ? `model '${model}' version '${version}'` : `model '${model}'`;
-    const up = this.backends.filter((b) => b.available());
-    if (up.length > 0 && !up.some((b) => b.serves(model, version))) {
-      // Backends are up but none of them holds the version (any more; its holder may just have
-      // died): it is cold, not unavailable.
-      return new VersionNotResidentError(`no healthy backend serves ${what}: none holds it now`, {
-        model,
-        version,
-        backends,
-      });
-    }
-    return new NoCandidateError(`no healthy backend serves ${what}`, { model, version, backends });
-  }
-
   private inferMayRetry(err: unknown, call: InferCall): boolean {
     if (isModelNotHere(err)) {
       // That backend no longer has the version (unloaded since discovery): try the others.
       this.backends.find((b) => b.address === err.backend)?.forget(call.model, call.version);
       return this.candidates(call.model, call.version, call.backends).length > 0;
     }
-    if (err instanceof BackendError && err.grpcCode === GrpcStatus.UNAVAILABLE) {
-      if (CONNECT_FAILED.test(err.grpcMessage)) {
+    if (isUnavailable(err)) {
+      if (nothingListens(err.grpcMessage)) {
         // Nothing listens there (a killed pod): out of rotation until discovery sees it answer
         // again, so this call and the next ones go to the other holders, or become cold starts
         // where it was the only one, instead of trying it until its circuit opens.
@@ -282,31 +244,8 @@ export class KServeBackendPool {
           down.lastError = err.grpcMessage;
         }
       }
-      return !MAYBE_DELIVERED.test(err.grpcMessage);
+      return !mayHaveBeenDelivered(err.grpcMessage);
     }
     return isTransient(err);
   }
-}
-
-function isTransient(err: unknown): boolean {
-  if (err instanceof NoCandidateError || err instanceof VersionNotResidentError) return false;
-  if (err instanceof BackendUnavailableError) return true;
-  return err instanceof BackendError && err.grpcCode === GrpcStatus.UNAVAILABLE;
-}
-
-function asFinalError(err: unknown, model: string, version?: string): unknown {
-  if (isModelNotHere(err)) {
-    return new VersionNotResidentError(
-      `model '${model}'${version ? ` version '${version}'` : ''} is no longer loaded on any backend`,
-      { model, version, backends: { [err.backend]: err.grpcMessage } },
-    );
-  }
-  if (err instanceof BackendError && err.grpcCode === GrpcStatus.UNAVAILABLE) {
-    return new BackendUnavailableError(`model '${model}': ${err.message}`, {
-      model,
-      version,
-      backends: { [err.backend]: err.grpcMessage },
-    });
-  }
-  return err;
 }

@@ -1,12 +1,12 @@
 import { performance } from 'node:perf_hooks';
-import type { EncodedBatch, OutputTensor, TextInput } from '@mesh/preprocessing';
+import type { TextInput } from '@mesh/preprocessing';
 import type { Tenant } from '@mesh/routing';
-import type { InferenceGateway, InferenceMeta, ServableVersion } from '@mesh/inference';
+import type { InferenceGateway, ServableVersion } from '@mesh/inference';
 import { VersionNotResidentError } from '@mesh/kserve';
-import { endSpan, traceparentOf, type Span } from '@mesh/telemetry';
 import { describeError } from '../errors/error-view';
 import { BatchTooLargeError } from '../errors/router.errors';
 import { AdmissionService } from './admission.service';
+import { ChunkedInference } from './chunked.inference';
 import type { CoalescedInference } from './coalesced.inference';
 import type { ColdStartWaiter } from './cold-start.waiter';
 import type {
@@ -23,7 +23,7 @@ import { ResponseCacheRegistry } from './response-cache.registry';
 import type { SelectedVersion } from './route.selector';
 import type { RouteSelector } from './route.selector';
 import type { RouterMetrics } from './router.metrics';
-import { recordStage, startBackendCallSpan } from './request.trace';
+import { recordStage } from './request.trace';
 import type { ShadowMirror } from './shadow.mirror';
 
 type Method = 'predict' | 'predict_batch' | 'tokenize';
@@ -34,19 +34,23 @@ type Method = 'predict' | 'predict_batch' | 'tokenize';
  * controllers call the same methods with validated commands.
  */
 export class PredictService {
+  private readonly chunks: ChunkedInference;
+
   constructor(
     private readonly admission: AdmissionService,
     private readonly selector: RouteSelector,
-    private readonly inference: InferenceGateway,
+    inference: InferenceGateway,
     private readonly caches: ResponseCacheRegistry,
     private readonly metrics: RouterMetrics,
     private readonly shadows: ShadowMirror,
     private readonly maxBatch: (version: ServableVersion) => number,
     /** Merges concurrent single predicts of a version into shared calls; absent = one call each. */
-    private readonly coalesced?: CoalescedInference,
+    coalesced?: CoalescedInference,
     /** Holds requests for a version resident nowhere until it is loaded; absent = no wait. */
     private readonly coldStarts?: Pick<ColdStartWaiter, 'wait' | 'waitAfterMiss'>,
-  ) {}
+  ) {
+    this.chunks = new ChunkedInference(inference, metrics, coalesced);
+  }
 
   predict(ctx: CallContext, tenant: Tenant, cmd: PredictCommand): Promise<PredictResult> {
     const input = inputOf(cmd);
@@ -187,7 +191,7 @@ export class PredictService {
     });
     const missing = inputs.flatMap((input, i) => (out[i] === undefined ? [i] : []));
     if (missing.length > 0) {
-      const fresh = await this.infer(
+      const fresh = await this.chunks.infer(
         ctx,
         version,
         missing.map((i) => inputs[i]!),
@@ -202,105 +206,6 @@ export class PredictService {
     const answers = out as Prediction[];
     if (chosen.shadow) this.shadows.mirror(ctx, chosen.shadow, inputs, answers);
     return answers;
-  }
-
-  /**
-   * One inference call per chunk of at most the model's max_batch_size rows (each chunk padded
-   * on its own), sent concurrently so the backend's batcher can interleave them; answers in order.
-   * Several texts go at Triton priority 2 (bulk class): a single online predict, at 1, is then
-   * never queued behind them, and the host keeps the two apart in its batches.
-   */
-  private async infer(
-    ctx: CallContext,
-    version: ServableVersion,
-    inputs: TextInput[],
-  ): Promise<Prediction[]> {
-    const rows = version.maxBatchSize > 0 ? version.maxBatchSize : 1;
-    const priority = inputs.length > 1 ? 2 : 1;
-    const chunks: TextInput[][] = [];
-    for (let i = 0; i < inputs.length; i += rows) chunks.push(inputs.slice(i, i + rows));
-    const answers = await Promise.all(
-      chunks.map((chunk) => this.inferChunk(ctx, version, chunk, priority)),
-    );
-    return answers.flat();
-  }
-
-  private async inferChunk(
-    ctx: CallContext,
-    version: ServableVersion,
-    inputs: TextInput[],
-    priority: 1 | 2,
-  ): Promise<Prediction[]> {
-    let t = performance.now();
-    const batch: EncodedBatch = version.encode(inputs);
-    const tokenized = this.lap('tokenize', version, t);
-    recordStage(ctx.span, 'tokenize', t, tokenized, version, { 'mesh.rows': batch.batchSize });
-    t = tokenized;
-    // Online single predicts may share a call with concurrent ones; several texts are already
-    // a batch of their own (bulk class, priority 2) and go as they are.
-    const output =
-      this.coalesced && priority === 1 && version.maxBatchSize > 1
-        ? await this.coalesced.infer(version, batch, {
-            requestId: ctx.requestId,
-            traceparent: ctx.traceparent,
-            ...(ctx.span ? { span: ctx.span } : {}),
-            ...(ctx.signal ? { signal: ctx.signal } : {}),
-          })
-        : await this.inferAlone(ctx, version, batch, priority);
-    t = this.lap('infer', version, t);
-    const predictions = version.postprocess(output, batch);
-    const done = this.lap('postprocess', version, t);
-    recordStage(ctx.span, 'postprocess', t, done, version);
-    return predictions;
-  }
-
-  /** One backend call of this request alone; traced as its client span when tracing is on. */
-  private inferAlone(
-    ctx: CallContext,
-    version: ServableVersion,
-    batch: EncodedBatch,
-    priority: 1 | 2,
-  ): Promise<OutputTensor> {
-    const meta: InferenceMeta = {
-      requestId: ctx.requestId,
-      traceparent: ctx.traceparent,
-      priority,
-      ...(ctx.signal ? { signal: ctx.signal } : {}),
-    };
-    return ctx.span
-      ? this.inferTraced(ctx.span, version, batch, meta)
-      : this.inference.infer(version, batch, meta);
-  }
-
-  /** The call under its client span, whose context is the `traceparent` the backend gets. */
-  private async inferTraced(
-    request: Span,
-    version: ServableVersion,
-    batch: EncodedBatch,
-    meta: InferenceMeta,
-  ): Promise<OutputTensor> {
-    const span = startBackendCallSpan(version, [request], batch.batchSize);
-    try {
-      const output = await this.inference.infer(version, batch, {
-        ...meta,
-        traceparent: traceparentOf(span),
-      });
-      endSpan(span, 'ok');
-      return output;
-    } catch (err: unknown) {
-      endSpan(span, describeError(err).code, (err as Error).message);
-      throw err;
-    }
-  }
-
-  private lap(
-    stage: 'tokenize' | 'infer' | 'postprocess',
-    v: ServableVersion,
-    start: number,
-  ): number {
-    const now = performance.now();
-    this.metrics.stage(stage, v.model, v.version, (now - start) / 1000);
-    return now;
   }
 }
 

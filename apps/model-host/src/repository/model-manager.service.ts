@@ -1,4 +1,4 @@
-import { modelConfigToProtoJson, type ModelConfig } from '@mesh/model-repository';
+import type { ModelConfig } from '@mesh/model-repository';
 import type { Logger } from 'pino';
 import type { HostMetrics } from '../core/host.metrics';
 import {
@@ -13,26 +13,11 @@ import type { ModelFiles, ModelFilesRepository } from './model-files.repository'
 import { indexRows, type ModelEntry, type ModelIndexEntry } from './model-index';
 import { loadModelVersion } from './model-version.builder';
 import { ModelLoadError, checkPlatform, type SessionDefaults } from './model-version.loader';
+import { planBuilds, swapIn, type BuildPlan, type BuildResult } from './version-rebuild.plan';
 
 export type ControlMode = 'none' | 'explicit';
 
 const errorText = (err: unknown): string => (err instanceof Error ? err.message : String(err));
-
-/** The config a version's build depends on: everything but which versions are served. */
-const buildConfigKey = (config: ModelConfig): string =>
-  JSON.stringify(modelConfigToProtoJson({ ...config, versionPolicy: undefined }));
-
-interface BuildPlan {
-  /** The build key of every selected version. */
-  keys: Map<string, string>;
-  /** Selected versions not already serving from the same file and build config. */
-  toBuild: number[];
-}
-
-interface BuildResult extends BuildPlan {
-  fresh: Map<string, ModelVersionRuntime>;
-  failed: Map<string, string>;
-}
 
 /** Memory options of the host: the budget (undefined = unlimited) and the build meter. */
 export interface HostMemoryOptions {
@@ -199,7 +184,7 @@ export class ModelManagerService {
     this.models.set(name, entry);
     if (entry.serving.size === 0) entry.state = 'LOADING';
     const files = await this.readFiles(name, entry, override);
-    const plan = await this.planBuilds(files, entry);
+    const plan = await planBuilds(this.repo, files, entry);
     // The budget's say comes before any session starts: a refusal leaves what serves as it was.
     const release = await this.memory
       .admit(files, entry.serving, plan, (v) => this.repo.modelFile(files, v))
@@ -211,7 +196,8 @@ export class ModelManagerService {
     let built: BuildResult;
     try {
       built = await this.buildVersions(files, plan);
-      this.swapIn(entry, files, built);
+      const retired = swapIn(entry, files, built);
+      this.memory.servingChanged([...built.fresh.values()], retired);
     } finally {
       release();
     }
@@ -243,24 +229,6 @@ export class ModelManagerService {
     }
   }
 
-  /**
-   * Which selected versions to build: those not already serving from the same model file and
-   * build config (those keep their warm sessions).
-   */
-  private async planBuilds(files: ModelFiles, entry: ModelEntry): Promise<BuildPlan> {
-    const configKey = buildConfigKey(files.config);
-    const keys = new Map<string, string>();
-    const toBuild: number[] = [];
-    for (const v of files.versions) {
-      const stamp = await this.repo.fileStamp(this.repo.modelFile(files, v)).catch(() => 'missing');
-      const key = `${stamp}|${configKey}`;
-      keys.set(String(v), key);
-      const unchanged = entry.serving.has(String(v)) && entry.builtFrom.get(String(v)) === key;
-      if (!unchanged) toBuild.push(v);
-    }
-    return { keys, toBuild };
-  }
-
   /** Builds the planned versions, in parallel up to the host-wide measured part. */
   private async buildVersions(files: ModelFiles, plan: BuildPlan): Promise<BuildResult> {
     const { toBuild } = plan;
@@ -286,36 +254,6 @@ export class ModelManagerService {
       else failed.set(v, errorText(r.reason));
     });
     return { ...plan, fresh, failed };
-  }
-
-  /**
-   * Serves the fresh builds next to the unchanged versions. A failed version keeps serving its
-   * previous build; versions no longer selected retire (drain in the background) and stay in
-   * the index as UNAVAILABLE / `unloaded`, as on Triton. The config shown is the one that built.
-   */
-  private swapIn(entry: ModelEntry, files: ModelFiles, built: BuildResult): void {
-    const { fresh, failed, keys } = built;
-    const retired = [...entry.serving.entries()].filter(([v]) => fresh.has(v) || !keys.has(v));
-    for (const [v, rt] of retired) {
-      entry.serving.delete(v);
-      entry.builtFrom.delete(v);
-      void rt.drain();
-      if (!keys.has(v)) entry.unavailable.set(v, 'unloaded');
-    }
-    for (const [v, rt] of fresh) {
-      entry.serving.set(v, rt);
-      entry.builtFrom.set(v, keys.get(v) ?? '');
-      entry.unavailable.delete(v);
-    }
-    for (const [v, reason] of failed) entry.unavailable.set(v, reason);
-    this.memory.servingChanged(
-      [...fresh.values()],
-      retired.map(([, rt]) => rt),
-    );
-    const ok = fresh.size > 0 || (failed.size === 0 && entry.serving.size > 0);
-    if (ok || !entry.config) entry.config = files.config;
-    entry.state = entry.serving.size > 0 ? 'READY' : 'UNAVAILABLE';
-    entry.reason = entry.serving.size > 0 ? '' : [...failed.values()].join('; ');
   }
 
   private failModel(entry: ModelEntry, reason: string): void {

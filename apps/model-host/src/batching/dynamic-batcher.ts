@@ -1,9 +1,7 @@
 import { ModelUnavailableError, RequestCancelledError } from '../core/model-host.errors';
 import { systemBatcherClock, type BatcherClock } from './batcher.clock';
 import type { BatchRunner, BatchingPolicy, QueuePolicy, QueuedItem } from './batching.types';
-
-/** Queued requests (after the oldest) considered for closeness in length per batch. */
-export const LENGTH_WINDOW = 256;
+import { decideNextBatch } from './next-batch.decision';
 
 export interface DynamicBatcherOptions<T> {
   /** Called for each request dropped because its queue timeout expired. */
@@ -138,7 +136,12 @@ export class DynamicBatcher<T> {
       this.expire();
       const order = this.ordered();
       if (order.length === 0) break;
-      const decision = this.decide(order);
+      const decision = decideNextBatch(order, {
+        policy: this.policy,
+        slots: this.slots(),
+        busyRows: this.busyRows,
+        nowNs: () => this.clock.nowNs(),
+      });
       // Low-priority work waits for the instances it may use: a finishing batch or the end of
       // the reservation lets it go.
       const heldMs = decision.kind === 'send' ? this.lowHeldForMs(decision.items) : 0;
@@ -213,111 +216,6 @@ export class DynamicBatcher<T> {
     const leftMs = p.topPriorityReserveMs - Number(this.clock.nowNs() - this.lastTopNs) / 1e6;
     if (leftMs <= 0 || this.busyLow < this.slots() - reserved) return 0;
     return leftMs;
-  }
-
-  /**
-   * Which of the ordered requests to send now, or how long to wait. A request is left for a
-   * later batch when it would make any request of the batch (itself included) padded to more
-   * than max_padding_ratio × its own length — the longest at most ratio × the shortest — or the
-   * batch exceed max_batch_tokens padded elements. Bounding each request rather than the batch
-   * as a whole matters: by the batch total, a few long texts could take short ones as filler,
-   * each short one then costing a long one's compute.
-   */
-  private decide(
-    order: QueuedItem<T>[],
-  ): { kind: 'send'; items: QueuedItem<T>[] } | { kind: 'wait'; us: number } {
-    const p = this.policy;
-    if (!p.enabled || p.maxBatchSize === 0) return { kind: 'send', items: order.slice(0, 1) };
-    const maxRows = this.rowCap(order);
-    const chosen: QueuedItem<T>[] = [];
-    let rows = 0;
-    let longest = 0;
-    let shortest = Infinity;
-    let preferredAt = 0;
-    let full = false;
-    // One priority level per batch: an online request never waits for bulk rows computed
-    // beside it, and bulk batches get their own (smaller) element budget.
-    const level = order[0]?.level ?? 0;
-    const budget = this.budgetOf(level);
-    for (const item of this.candidates(order, level)) {
-      if (chosen.length > 0 && rows + item.rows > maxRows) {
-        full = true;
-        break;
-      }
-      const nextLongest = Math.max(longest, item.length);
-      const nextShortest = Math.min(shortest, item.length);
-      const padded = (rows + item.rows) * nextLongest;
-      if (
-        chosen.length > 0 &&
-        p.maxPaddingRatio > 0 &&
-        nextLongest > p.maxPaddingRatio * nextShortest
-      ) {
-        continue;
-      }
-      // Over the element budget the batch cannot grow much more: send it once formed.
-      if (chosen.length > 0 && budget > 0 && padded > budget) {
-        full = true;
-        continue;
-      }
-      chosen.push(item);
-      rows += item.rows;
-      longest = nextLongest;
-      shortest = nextShortest;
-      if (p.preferredBatchSizes.includes(rows)) preferredAt = chosen.length;
-    }
-    if (full || rows >= maxRows) return { kind: 'send', items: chosen };
-    const largestPreferred = Math.max(0, ...p.preferredBatchSizes);
-    // A preferred size goes out at once when nothing bigger is reachable from what is queued.
-    if (preferredAt > 0 && (rows >= largestPreferred || preferredAt === chosen.length)) {
-      return { kind: 'send', items: chosen.slice(0, preferredAt) };
-    }
-    // Batches still grow under load: while every instance is busy the queue fills up.
-    if (p.dispatchWhenIdle) return { kind: 'send', items: chosen };
-    const oldest = order.reduce((a, b) => (a.enqueuedNs < b.enqueuedNs ? a : b));
-    const waitedUs = Number(this.clock.nowNs() - oldest.enqueuedNs) / 1000;
-    if (waitedUs >= p.maxQueueDelayUs) return { kind: 'send', items: chosen };
-    return { kind: 'wait', us: p.maxQueueDelayUs - waitedUs };
-  }
-
-  /**
-   * The requests of `level` in the order they are offered to a batch: the oldest first (so its
-   * wait stays bounded), then — with batch_order `length` — the next LENGTH_WINDOW by closeness
-   * to its length (ties first come, first served), then the rest by arrival.
-   */
-  private candidates(order: QueuedItem<T>[], level: number): QueuedItem<T>[] {
-    let end = 0;
-    while (end < order.length && order[end]!.level === level) end++;
-    const same = order.slice(0, end);
-    if (this.policy.batchOrder !== 'length' || same.length < 3) return same;
-    const anchor = same[0]!;
-    const near = same.slice(1, LENGTH_WINDOW + 1);
-    // Array.prototype.sort is stable: equal distances keep arrival order.
-    near.sort((a, b) => Math.abs(a.length - anchor.length) - Math.abs(b.length - anchor.length));
-    return [anchor, ...near, ...same.slice(LENGTH_WINDOW + 1)];
-  }
-
-  /**
-   * Most rows the next batch may take: max_batch_size, or with balance_instances and several
-   * instances, this instance's share of the outstanding rows (queued + running).
-   */
-  private rowCap(order: readonly QueuedItem<T>[]): number {
-    const p = this.policy;
-    const slots = this.slots();
-    if (!p.balanceInstances || slots < 2) return p.maxBatchSize;
-    const queuedRows = order.reduce((n, item) => n + item.rows, 0);
-    return Math.max(1, Math.min(p.maxBatchSize, Math.ceil((queuedRows + this.busyRows) / slots)));
-  }
-
-  /**
-   * Padded elements a batch of this level may reach. Below the top priority (bulk jobs, large
-   * synchronous batches) the tighter `lowPriorityMaxBatchTokens` applies: a running batch cannot
-   * be interrupted, so its size bounds how long an online request can wait behind it.
-   */
-  private budgetOf(level: number): number {
-    const p = this.policy;
-    const low = p.priorityLevels > 1 && level > 1 ? p.lowPriorityMaxBatchTokens : 0;
-    if (low > 0 && p.maxBatchTokens > 0) return Math.min(low, p.maxBatchTokens);
-    return low > 0 ? low : p.maxBatchTokens;
   }
 
   /** Queued requests, highest priority (lowest number) first, FIFO within a level. */

@@ -13,6 +13,8 @@ import {
 import { DASHBOARD_VIEWS, type DashboardView } from './dashboard.feeds';
 import { weightsEditSchema } from './route-weights.editor';
 
+const common = { tag: 'dashboard', auth: 'admin' } as const;
+
 const SUMMARIES: Readonly<Record<DashboardView, string>> = {
   routes: 'Routes view: the routing table, routability per version, routers, audit',
   traffic: 'Traffic view: per task and version, the last 15 minutes of signals',
@@ -23,7 +25,6 @@ const SUMMARIES: Readonly<Record<DashboardView, string>> = {
 
 /** The dashboard's JSON API (`DashboardController`), behind the admin key like the page’s data. */
 export function describeDashboardApi(docs: ApiDocs): void {
-  const common = { tag: 'dashboard', auth: 'admin' } as const;
   const schemas: Readonly<Record<DashboardView, z.ZodTypeAny>> = {
     routes: docs.schema('RoutesView', routesViewSchema),
     traffic: docs.schema('TrafficView', trafficViewSchema),
@@ -57,6 +58,11 @@ export function describeDashboardApi(docs: ApiDocs): void {
     },
     errors: ['INVALID_ARGUMENT'],
   });
+  describeDashboardActions(docs);
+}
+
+/** What an operator changes from the dashboard: a route's weights, a job (cancel, results). */
+function describeDashboardActions(docs: ApiDocs): void {
   docs.operation({
     ...common,
     method: 'put',

@@ -4,11 +4,12 @@ import type { ApiDocs } from '../openapi/api-docs';
 import { planSchema } from '../rollout/rollout-plan.schema';
 import { rolloutListSchema, rolloutViewSchema } from './rollout-response.schemas';
 
+const common = { tag: 'rollouts', auth: 'admin' } as const;
+const rolloutId = z.string().describe('the id answered by POST /v1/rollouts');
+
 /** The rollout API (`RolloutsController`); operator guide: docs/rollouts.md. */
 export function describeRolloutsApi(docs: ApiDocs): void {
   const view = docs.schema('RolloutView', rolloutViewSchema);
-  const common = { tag: 'rollouts', auth: 'admin' } as const;
-  const rolloutId = z.string().describe('the id answered by POST /v1/rollouts');
   docs.operation({
     ...common,
     method: 'post',
@@ -51,6 +52,11 @@ export function describeRolloutsApi(docs: ApiDocs): void {
     response: { description: 'the rollout', schema: view },
     errors: ['ROLLOUT_NOT_FOUND'],
   });
+  describeRolloutCommands(docs, view);
+}
+
+/** What an operator does to one rollout: undo it, or pause, resume, abort or promote it. */
+function describeRolloutCommands(docs: ApiDocs, view: typeof rolloutViewSchema): void {
   docs.operation({
     ...common,
     method: 'post',

@@ -13,6 +13,17 @@ import {
 } from './admin.schemas';
 
 const name = z.string().describe('1-64 characters of [A-Za-z0-9._-]');
+const common = { tag: 'admin', auth: 'admin' } as const;
+/** What any routing-table edit may answer. */
+const edit = [
+  'INVALID_ROUTING_CONFIG',
+  'EPOCH_CONFLICT',
+  'ROUTING_TABLE_MISSING',
+  'STORE_UNAVAILABLE',
+] as const;
+
+/** What an edit answers: the new epoch and table. */
+type ChangeResponse = { description: string; schema: typeof changeResultSchema };
 
 /** The admin API (`AdminController`), all behind the admin key. */
 export function describeAdminApi(docs: ApiDocs): void {
@@ -23,13 +34,6 @@ export function describeAdminApi(docs: ApiDocs): void {
     description: 'the new epoch and table',
     schema: docs.schema('ChangeResult', changeResultSchema),
   };
-  const edit = [
-    'INVALID_ROUTING_CONFIG',
-    'EPOCH_CONFLICT',
-    'ROUTING_TABLE_MISSING',
-    'STORE_UNAVAILABLE',
-  ] as const;
-  const common = { tag: 'admin', auth: 'admin' } as const;
   docs.operation({
     ...common,
     method: 'get',
@@ -38,6 +42,36 @@ export function describeAdminApi(docs: ApiDocs): void {
     response: { description: 'tenants and routes at the current epoch', schema: table },
     errors: ['ROUTING_TABLE_MISSING', 'STORE_UNAVAILABLE'],
   });
+  describeRouteEdits(docs, route, change);
+  describeTenantEdits(docs, tenant, change);
+  docs.operation({
+    ...common,
+    method: 'get',
+    path: '/v1/admin/audit',
+    summary: 'The audit log of routing-table edits',
+    query: z.object({ limit: auditLimitSchema }),
+    response: {
+      description: 'newest first',
+      schema: z.object({ entries: z.array(docs.schema('AuditEntry', auditEntrySchema)) }),
+    },
+    errors: ['INVALID_ARGUMENT'],
+  });
+  docs.operation({
+    ...common,
+    method: 'post',
+    path: '/v1/admin/reseed',
+    summary: 'Replace the routing table with MESH_CONFIG',
+    response: change,
+    errors: ['INVALID_ROUTING_CONFIG'],
+  });
+}
+
+/** The routes of (tenant, task): read, create or replace, delete. */
+function describeRouteEdits(
+  docs: ApiDocs,
+  route: typeof routeSchema,
+  change: ChangeResponse,
+): void {
   docs.operation({
     ...common,
     method: 'get',
@@ -82,6 +116,14 @@ export function describeAdminApi(docs: ApiDocs): void {
     response: change,
     errors: [...edit, 'INVALID_ARGUMENT', 'NOT_FOUND'],
   });
+}
+
+/** The tenants: read, create or replace, delete. */
+function describeTenantEdits(
+  docs: ApiDocs,
+  tenant: typeof tenantSchema,
+  change: ChangeResponse,
+): void {
   docs.operation({
     ...common,
     method: 'get',
@@ -112,25 +154,5 @@ export function describeAdminApi(docs: ApiDocs): void {
     params: z.object({ name }),
     response: change,
     errors: [...edit, 'INVALID_ARGUMENT', 'NOT_FOUND'],
-  });
-  docs.operation({
-    ...common,
-    method: 'get',
-    path: '/v1/admin/audit',
-    summary: 'The audit log of routing-table edits',
-    query: z.object({ limit: auditLimitSchema }),
-    response: {
-      description: 'newest first',
-      schema: z.object({ entries: z.array(docs.schema('AuditEntry', auditEntrySchema)) }),
-    },
-    errors: ['INVALID_ARGUMENT'],
-  });
-  docs.operation({
-    ...common,
-    method: 'post',
-    path: '/v1/admin/reseed',
-    summary: 'Replace the routing table with MESH_CONFIG',
-    response: change,
-    errors: ['INVALID_ROUTING_CONFIG'],
   });
 }

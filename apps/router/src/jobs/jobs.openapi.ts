@@ -15,17 +15,86 @@ import {
   submittedJobSchema,
 } from './job-response.schemas';
 
+const tenantOp = { tag: 'jobs', auth: 'tenant' } as const;
 const jobId = z.object({ id: z.string().describe('the job id answered by POST /v1/jobs') });
 
 /** The bulk-jobs API (`JobsController`); user guide: docs/jobs.md. */
 export function describeJobsApi(docs: ApiDocs): void {
   const status = docs.schema('JobStatus', jobStatusSchema);
   const item = docs.schema('JobItem', jobItemSchema);
-  const common = { tag: 'jobs', auth: 'tenant' } as const;
+  describeJobSubmit(docs, item);
+  docs.operation({
+    ...tenantOp,
+    method: 'get',
+    path: '/v1/jobs',
+    summary: 'List your jobs, newest first',
+    query: listQuerySchema,
+    response: { description: 'the jobs', schema: docs.schema('JobList', jobListSchema) },
+    errors: ['INVALID_ARGUMENT', 'STORE_UNAVAILABLE', 'INTERNAL'],
+  });
+  docs.operation({
+    ...tenantOp,
+    method: 'get',
+    path: '/v1/jobs/{id}',
+    summary: 'A job’s state and progress',
+    description: 'Another tenant’s job id answers 404, exactly like an unknown one.',
+    params: jobId,
+    response: { description: 'state, counters, rate and ETA, pinned version', schema: status },
+    errors: ['JOB_NOT_FOUND', 'STORE_UNAVAILABLE', 'INTERNAL'],
+  });
+  docs.operation({
+    ...tenantOp,
+    method: 'get',
+    path: '/v1/jobs/{id}/events',
+    summary: 'Progress as Server-Sent Events until the job ends',
+    description:
+      'One `progress` event (data: a JobStatus) per change of state or progress, then an ' +
+      '`end` event with the final status.',
+    params: jobId,
+    response: {
+      description: 'an event stream',
+      schema: z.string().describe('event: progress|end, data: JobStatus JSON'),
+      contentType: 'text/event-stream',
+    },
+    errors: ['JOB_NOT_FOUND', 'STORE_UNAVAILABLE', 'INTERNAL'],
+  });
+  docs.operation({
+    ...tenantOp,
+    method: 'get',
+    path: '/v1/jobs/{id}/results',
+    summary: 'Results as NDJSON, one line per item, in input order',
+    description:
+      'Can be opened while the job runs: written chunks come at once, then the stream waits for ' +
+      'the next one in order. `?from=` resumes after a broken download. Each line is a ' +
+      'JobResultLine.',
+    params: jobId,
+    query: z.object({ from: fromSchema.describe('first input index to send (default 0)') }),
+    response: {
+      description: 'NDJSON result lines',
+      schema: docs.schema('JobResultLine', jobResultLineSchema),
+      contentType: 'application/x-ndjson',
+    },
+    errors: ['INVALID_ARGUMENT', 'JOB_NOT_FOUND', 'STORE_UNAVAILABLE', 'INTERNAL'],
+  });
+  docs.operation({
+    ...tenantOp,
+    method: 'delete',
+    path: '/v1/jobs/{id}',
+    summary: 'Cancel a job',
+    description: 'Chunks already running finish; the rest is dropped. Idempotent.',
+    params: jobId,
+    response: { description: 'the job, now cancelled (or already ended)', schema: status },
+    errors: ['JOB_NOT_FOUND', 'STORE_UNAVAILABLE', 'INTERNAL'],
+  });
+  describeAdminJobsApi(docs, status);
+}
+
+/** POST /v1/jobs: a job's items as a JSON body or an NDJSON upload. */
+function describeJobSubmit(docs: ApiDocs, item: typeof jobItemSchema): void {
   // The JSON body's items are checked one by one with the item schema (errors name items[i]).
   const submitJson = submitJsonSchema.extend({ items: z.array(item).min(1) });
   docs.operation({
-    ...common,
+    ...tenantOp,
     method: 'post',
     path: '/v1/jobs',
     summary: 'Submit a bulk job (JSON body, or an NDJSON upload with ?task=)',
@@ -66,77 +135,13 @@ export function describeJobsApi(docs: ApiDocs): void {
       'INTERNAL',
     ],
   });
-  docs.operation({
-    ...common,
-    method: 'get',
-    path: '/v1/jobs',
-    summary: 'List your jobs, newest first',
-    query: listQuerySchema,
-    response: { description: 'the jobs', schema: docs.schema('JobList', jobListSchema) },
-    errors: ['INVALID_ARGUMENT', 'STORE_UNAVAILABLE', 'INTERNAL'],
-  });
-  docs.operation({
-    ...common,
-    method: 'get',
-    path: '/v1/jobs/{id}',
-    summary: 'A job’s state and progress',
-    description: 'Another tenant’s job id answers 404, exactly like an unknown one.',
-    params: jobId,
-    response: { description: 'state, counters, rate and ETA, pinned version', schema: status },
-    errors: ['JOB_NOT_FOUND', 'STORE_UNAVAILABLE', 'INTERNAL'],
-  });
-  docs.operation({
-    ...common,
-    method: 'get',
-    path: '/v1/jobs/{id}/events',
-    summary: 'Progress as Server-Sent Events until the job ends',
-    description:
-      'One `progress` event (data: a JobStatus) per change of state or progress, then an ' +
-      '`end` event with the final status.',
-    params: jobId,
-    response: {
-      description: 'an event stream',
-      schema: z.string().describe('event: progress|end, data: JobStatus JSON'),
-      contentType: 'text/event-stream',
-    },
-    errors: ['JOB_NOT_FOUND', 'STORE_UNAVAILABLE', 'INTERNAL'],
-  });
-  docs.operation({
-    ...common,
-    method: 'get',
-    path: '/v1/jobs/{id}/results',
-    summary: 'Results as NDJSON, one line per item, in input order',
-    description:
-      'Can be opened while the job runs: written chunks come at once, then the stream waits for ' +
-      'the next one in order. `?from=` resumes after a broken download. Each line is a ' +
-      'JobResultLine.',
-    params: jobId,
-    query: z.object({ from: fromSchema.describe('first input index to send (default 0)') }),
-    response: {
-      description: 'NDJSON result lines',
-      schema: docs.schema('JobResultLine', jobResultLineSchema),
-      contentType: 'application/x-ndjson',
-    },
-    errors: ['INVALID_ARGUMENT', 'JOB_NOT_FOUND', 'STORE_UNAVAILABLE', 'INTERNAL'],
-  });
-  docs.operation({
-    ...common,
-    method: 'delete',
-    path: '/v1/jobs/{id}',
-    summary: 'Cancel a job',
-    description: 'Chunks already running finish; the rest is dropped. Idempotent.',
-    params: jobId,
-    response: { description: 'the job, now cancelled (or already ended)', schema: status },
-    errors: ['JOB_NOT_FOUND', 'STORE_UNAVAILABLE', 'INTERNAL'],
-  });
-  describeAdminJobsApi(docs, status);
 }
 
 /** Every tenant's jobs, behind the admin key. */
 function describeAdminJobsApi(docs: ApiDocs, status: typeof jobStatusSchema): void {
-  const common = { tag: 'jobs', auth: 'admin' } as const;
+  const adminOp = { tag: 'jobs', auth: 'admin' } as const;
   docs.operation({
-    ...common,
+    ...adminOp,
     method: 'get',
     path: '/v1/admin/jobs',
     summary: 'List every tenant’s jobs, newest first',
@@ -145,7 +150,7 @@ function describeAdminJobsApi(docs: ApiDocs, status: typeof jobStatusSchema): vo
     errors: ['INVALID_ARGUMENT', 'STORE_UNAVAILABLE', 'INTERNAL'],
   });
   docs.operation({
-    ...common,
+    ...adminOp,
     method: 'get',
     path: '/v1/admin/jobs/{id}',
     summary: 'Any tenant’s job',
@@ -154,7 +159,7 @@ function describeAdminJobsApi(docs: ApiDocs, status: typeof jobStatusSchema): vo
     errors: ['JOB_NOT_FOUND', 'STORE_UNAVAILABLE', 'INTERNAL'],
   });
   docs.operation({
-    ...common,
+    ...adminOp,
     method: 'delete',
     path: '/v1/admin/jobs/{id}',
     summary: 'Cancel any tenant’s job',

@@ -1,5 +1,6 @@
 import { h, table, time } from '../dom';
 import type { ViewFactory } from '../view';
+import { editWeights } from './route-weights.dialog';
 
 interface VersionRow {
   version: number;
@@ -36,142 +37,13 @@ export const routesView: ViewFactory = (root, ctx) => {
   const dialog = h('dialog', { 'aria-labelledby': 'edit-title' }) as HTMLDialogElement;
   document.body.append(dialog);
 
-  function edit(route: RouteRow): void {
-    const seenEpoch = epoch;
-    const inputs = route.versions.map(
-      (v) =>
-        h('input', {
-          type: 'number',
-          min: 0,
-          max: 100,
-          step: 1,
-          value: v.weight,
-          id: `w-${v.version}`,
-          'aria-label': `Weight of version ${v.version}`,
-        }) as HTMLInputElement,
-    );
-    const message = h('p', { role: 'status' });
-    const confirm = h(
-      'button',
-      { type: 'button', class: 'primary', hidden: true },
-      'Apply change',
-    ) as HTMLButtonElement;
-    const review = h('button', { type: 'button' }, 'Review change') as HTMLButtonElement;
-    const next = () =>
-      route.versions.map((v, i) => ({ version: v.version, weight: Number(inputs[i]!.value) }));
-    review.addEventListener('click', () => {
-      const before = route.versions.map((v) => `v${v.version}: ${v.weight}`).join(', ');
-      const after = next()
-        .map((v) => `v${v.version}: ${v.weight}`)
-        .join(', ');
-      message.textContent = `Change ${route.tenant}/${route.task} from [${before}] to [${after}] at epoch ${seenEpoch}?`;
-      confirm.hidden = false;
-    });
-    confirm.addEventListener('click', () => {
-      confirm.disabled = true;
-      const path = `/v1/dashboard/routes/${encodeURIComponent(route.tenant)}/${encodeURIComponent(route.task)}/weights`;
-      ctx.api
-        .json<{ epoch: number }>('PUT', path, { expectedEpoch: seenEpoch, versions: next() })
-        .then((res) => {
-          ctx.notify(`Weights of ${route.tenant}/${route.task} saved (epoch ${res.epoch})`);
-          dialog.close();
-        })
-        .catch((err: Error) => {
-          message.textContent = `Refused: ${err.message}`;
-          message.className = 'error';
-          confirm.disabled = false;
-        });
-    });
-    dialog.replaceChildren(
-      h('h2', { id: 'edit-title' }, `Weights of ${route.tenant}/${route.task} (${route.model})`),
-      ...route.versions.map((v, i) =>
-        h('p', {}, h('label', { for: `w-${v.version}` }, `Version ${v.version}`), inputs[i]),
-      ),
-      message,
-      h(
-        'div',
-        { class: 'actions' },
-        review,
-        confirm,
-        h('button', { type: 'button', onclick: () => dialog.close() }, 'Cancel'),
-      ),
-    );
-    dialog.showModal();
-  }
+  const edit = (route: RouteRow) => editWeights(dialog, route, epoch, ctx);
 
   return {
     render(raw) {
       const data = raw as RoutesData;
       epoch = data.epoch ?? 0;
-      const rows = data.routes.map((r) =>
-        h(
-          'tr',
-          { 'data-route': `${r.tenant}/${r.task}` },
-          h(
-            'td',
-            {},
-            r.tenant === '*' ? h('span', { title: 'default route' }, '* (default)') : r.tenant,
-          ),
-          h('td', {}, r.task),
-          h('td', {}, r.model),
-          h(
-            'td',
-            {},
-            ...r.versions.map((v) =>
-              h(
-                'div',
-                { 'data-version': v.version },
-                `v${v.version}: ${v.weight} `,
-                v.routable
-                  ? h('span', { class: 'ok' }, 'routable')
-                  : h(
-                      'span',
-                      {
-                        class: 'bad',
-                        title: v.blocking.map((b) => `${b.routerId}: ${b.reason}`).join('\n'),
-                      },
-                      `not routable: ${v.blocking[0]?.reason ?? 'no live router'}`,
-                    ),
-              ),
-            ),
-            r.shadow
-              ? h(
-                  'div',
-                  { class: 'muted' },
-                  `shadow v${r.shadow.version} (${r.shadow.percent ?? 100} %)`,
-                )
-              : null,
-          ),
-          h(
-            'td',
-            {},
-            ...r.audit
-              .slice(0, 3)
-              .map((a) =>
-                h(
-                  'div',
-                  { class: 'muted' },
-                  `#${a.epoch} ${a.action} by ${a.who} at ${time(a.when)}`,
-                ),
-              ),
-          ),
-          h(
-            'td',
-            {},
-            r.activeRollout
-              ? h('span', { class: 'warn' }, `rollout ${r.activeRollout}`)
-              : h(
-                  'button',
-                  {
-                    type: 'button',
-                    onclick: () => edit(r),
-                    'aria-label': `Edit weights of ${r.tenant}/${r.task}`,
-                  },
-                  'Edit weights',
-                ),
-          ),
-        ),
-      );
+      const rows = data.routes.map((r) => routeRow(r, edit));
       root.replaceChildren(
         h(
           'section',
@@ -192,45 +64,8 @@ export const routesView: ViewFactory = (root, ctx) => {
             'Routes',
           ),
         ),
-        h(
-          'section',
-          { class: 'card' },
-          h('h2', {}, `Routers (${data.routers.length} live)`),
-          table(
-            ['Router', 'Epoch', 'In flight', 'Heartbeat'],
-            data.routers.map((r) =>
-              h(
-                'tr',
-                {},
-                h('td', { class: 'mono' }, r.routerId),
-                h('td', { class: r.epoch < epoch ? 'warn' : '' }, r.epoch),
-                h('td', { class: 'num' }, r.inFlight),
-                h('td', {}, time(r.at)),
-              ),
-            ),
-            'Routers',
-          ),
-        ),
-        h(
-          'section',
-          { class: 'card' },
-          h('h2', {}, 'Audit log'),
-          table(
-            ['Epoch', 'When', 'Who', 'Action', 'Target'],
-            data.audit.map((a) =>
-              h(
-                'tr',
-                {},
-                h('td', { class: 'num' }, a.epoch),
-                h('td', {}, time(a.when)),
-                h('td', {}, a.who),
-                h('td', {}, a.action),
-                h('td', {}, a.target ?? '—'),
-              ),
-            ),
-            'Audit log',
-          ),
-        ),
+        routersSection(data.routers, epoch),
+        auditSection(data.audit),
       );
     },
     dispose() {
@@ -238,3 +73,114 @@ export const routesView: ViewFactory = (root, ctx) => {
     },
   };
 };
+
+/** One route: who and what, each version's weight and routability, recent changes, edit. */
+function routeRow(r: RouteRow, edit: (route: RouteRow) => void): HTMLElement {
+  return h(
+    'tr',
+    { 'data-route': `${r.tenant}/${r.task}` },
+    h('td', {}, r.tenant === '*' ? h('span', { title: 'default route' }, '* (default)') : r.tenant),
+    h('td', {}, r.task),
+    h('td', {}, r.model),
+    versionsCell(r),
+    h(
+      'td',
+      {},
+      ...r.audit
+        .slice(0, 3)
+        .map((a) =>
+          h('div', { class: 'muted' }, `#${a.epoch} ${a.action} by ${a.who} at ${time(a.when)}`),
+        ),
+    ),
+    h(
+      'td',
+      {},
+      r.activeRollout
+        ? h('span', { class: 'warn' }, `rollout ${r.activeRollout}`)
+        : h(
+            'button',
+            {
+              type: 'button',
+              onclick: () => edit(r),
+              'aria-label': `Edit weights of ${r.tenant}/${r.task}`,
+            },
+            'Edit weights',
+          ),
+    ),
+  );
+}
+
+/** Each version's weight and whether every live router can route it (why not, per router). */
+function versionsCell(r: RouteRow): HTMLElement {
+  return h(
+    'td',
+    {},
+    ...r.versions.map((v) =>
+      h(
+        'div',
+        { 'data-version': v.version },
+        `v${v.version}: ${v.weight} `,
+        v.routable
+          ? h('span', { class: 'ok' }, 'routable')
+          : h(
+              'span',
+              {
+                class: 'bad',
+                title: v.blocking.map((b) => `${b.routerId}: ${b.reason}`).join('\n'),
+              },
+              `not routable: ${v.blocking[0]?.reason ?? 'no live router'}`,
+            ),
+      ),
+    ),
+    r.shadow
+      ? h('div', { class: 'muted' }, `shadow v${r.shadow.version} (${r.shadow.percent ?? 100} %)`)
+      : null,
+  );
+}
+
+/** Live routers with the epoch each has applied (behind the table's: warn). */
+function routersSection(routers: RoutesData['routers'], epoch: number): HTMLElement {
+  return h(
+    'section',
+    { class: 'card' },
+    h('h2', {}, `Routers (${routers.length} live)`),
+    table(
+      ['Router', 'Epoch', 'In flight', 'Heartbeat'],
+      routers.map((r) =>
+        h(
+          'tr',
+          {},
+          h('td', { class: 'mono' }, r.routerId),
+          h('td', { class: r.epoch < epoch ? 'warn' : '' }, r.epoch),
+          h('td', { class: 'num' }, r.inFlight),
+          h('td', {}, time(r.at)),
+        ),
+      ),
+      'Routers',
+    ),
+  );
+}
+
+/** The audit log of routing-table edits. */
+function auditSection(audit: Audit[]): HTMLElement {
+  return h(
+    'section',
+    { class: 'card' },
+    h('h2', {}, 'Audit log'),
+    table(
+      ['Epoch', 'When', 'Who', 'Action', 'Target'],
+      audit.map((a) =>
+        h(
+          'tr',
+          {},
+          h('td', { class: 'num' }, a.epoch),
+          h('td', {}, time(a.when)),
+          h('td', {}, a.who),
+          h('td', {}, a.action),
+          h('td', {}, a.target ?? '—'),
+        ),
+      ),
+      'Audit log',
+    ),
+  );
+}

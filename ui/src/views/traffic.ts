@@ -40,6 +40,44 @@ function versionLabel(r: Row): string {
   return r.retired ? `v${r.version} (retired)` : `v${r.version}`;
 }
 
+/** One version's signals over the window; a retired version is muted. */
+function signalsRow(r: Row): HTMLElement {
+  return h(
+    'tr',
+    {
+      'data-version': `${r.model}/${r.version}`,
+      'data-retired': r.retired,
+      class: r.retired ? 'muted' : undefined,
+    },
+    h('td', {}, r.model),
+    h('td', {}, versionLabel(r)),
+    h('td', { class: 'num', 'data-requests': r.summary.requests }, r.summary.requests),
+    h('td', { class: 'num' }, fmt(r.summary.ratePerSecond, 2)),
+    h('td', { class: `num ${r.summary.errorRate > 0.01 ? 'bad' : ''}` }, pct(r.summary.errorRate)),
+    h('td', { class: 'num' }, r.summary.p50Ms === null ? '—' : `${fmt(r.summary.p50Ms)} ms`),
+    h('td', { class: 'num' }, r.summary.p99Ms === null ? '—' : `${fmt(r.summary.p99Ms)} ms`),
+  );
+}
+
+/** One line per version, in a stable colour order, values rounded for people. */
+function chartOptions(rows: Row[], unit: string, width: number): uPlot.Options {
+  return {
+    width,
+    height: 180,
+    series: [
+      {},
+      ...rows.map((r, i) => ({
+        label: versionLabel(r),
+        stroke: COLORS[i % COLORS.length],
+        width: 2,
+        value: (_u: uPlot, v: number | null) => (v === null ? '—' : `${roundForPeople(v)} ${unit}`),
+      })),
+    ],
+    axes: [{}, { label: unit, size: 60 }],
+    scales: { x: { time: true } },
+  };
+}
+
 /**
  * Traffic: per task and version, the last 15 minutes as the rollout gates read them; a version
  * a rollout retired stays, marked, while its traffic is in the window.
@@ -61,22 +99,7 @@ export const trafficView: ViewFactory = (root) => {
     });
     const width = Math.max(300, Math.min(640, root.clientWidth - 48));
     const plot = new uPlot(
-      {
-        width,
-        height: 180,
-        series: [
-          {},
-          ...rows.map((r, i) => ({
-            label: versionLabel(r),
-            stroke: COLORS[i % COLORS.length],
-            width: 2,
-            value: (_u: uPlot, v: number | null) =>
-              v === null ? '—' : `${roundForPeople(v)} ${unit}`,
-          })),
-        ],
-        axes: [{}, { label: unit, size: 60 }],
-        scales: { x: { time: true } },
-      },
+      chartOptions(rows, unit, width),
       [times.map((t) => t / 1000), ...rows.map(pick)] as uPlot.AlignedData,
       box,
     );
@@ -98,35 +121,7 @@ export const trafficView: ViewFactory = (root) => {
           h('h2', {}, task),
           table(
             ['Model', 'Version', 'Requests', 'req/s', 'Error rate', 'p50', 'p99'],
-            rows.map((r) =>
-              h(
-                'tr',
-                {
-                  'data-version': `${r.model}/${r.version}`,
-                  'data-retired': r.retired,
-                  class: r.retired ? 'muted' : undefined,
-                },
-                h('td', {}, r.model),
-                h('td', {}, versionLabel(r)),
-                h('td', { class: 'num', 'data-requests': r.summary.requests }, r.summary.requests),
-                h('td', { class: 'num' }, fmt(r.summary.ratePerSecond, 2)),
-                h(
-                  'td',
-                  { class: `num ${r.summary.errorRate > 0.01 ? 'bad' : ''}` },
-                  pct(r.summary.errorRate),
-                ),
-                h(
-                  'td',
-                  { class: 'num' },
-                  r.summary.p50Ms === null ? '—' : `${fmt(r.summary.p50Ms)} ms`,
-                ),
-                h(
-                  'td',
-                  { class: 'num' },
-                  r.summary.p99Ms === null ? '—' : `${fmt(r.summary.p99Ms)} ms`,
-                ),
-              ),
-            ),
+            rows.map(signalsRow),
             `Traffic of ${task}`,
           ),
           h(

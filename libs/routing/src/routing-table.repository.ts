@@ -1,7 +1,7 @@
 import type { RedisClient } from '@mesh/config';
 import { handleWhenResult, retry } from 'cockatiel';
 import { parseRoute, parseRoutingTableData, parseTenant } from './routing-table.schema';
-import { COMMIT_TABLE_SCRIPT } from './routing-table.script';
+import { runCommitScript, type CommitMode } from './routing-table.script';
 import {
   EpochConflictError,
   FencedWriteError,
@@ -57,8 +57,6 @@ export interface SeedResult {
   seeded: boolean;
   epoch: number;
 }
-
-type CommitMode = 'absent' | 'force' | 'cas';
 
 /** One compare-and-set try of an edit: the epoch it read, the one the store holds after. */
 interface EditAttempt {
@@ -261,25 +259,16 @@ export class RoutingTableRepository {
       throw new RoutingValidationError('change', [{ path: 'who', message: 'is required' }]);
     // `epoch` is spliced in by the script, which alone knows the new value.
     const entry = JSON.stringify({ when: this.now().toISOString(), ...audit });
-    const keys = [this.keys.table, this.keys.epoch, this.keys.audit];
-    const args = [
+    const [status, epoch] = await runCommitScript(this.redis, this.keys, {
       mode,
-      String(expectedEpoch),
-      JSON.stringify(data),
-      entry,
-      String(this.auditMax),
-      this.keys.channel,
-    ];
-    if (fence) {
-      keys.push(fence.leaseKey);
-      args.push(String(fence.token));
-    }
-    const reply = (await this.redis.eval(COMMIT_TABLE_SCRIPT, keys.length, ...keys, ...args)) as [
-      number,
-      number,
-    ];
-    if (reply[0] === -1) throw new FencedWriteError(fence?.token ?? 0);
-    return [reply[0] === 1, Number(reply[1])];
+      expectedEpoch,
+      tableJson: JSON.stringify(data),
+      auditJson: entry,
+      auditMax: this.auditMax,
+      fence,
+    });
+    if (status === -1) throw new FencedWriteError(fence?.token ?? 0);
+    return [status === 1, epoch];
   }
 }
 

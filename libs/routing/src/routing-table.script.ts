@@ -1,3 +1,6 @@
+import type { RedisClient } from '@mesh/config';
+import type { RoutingKeys } from './routing.keys';
+
 /**
  * Commits a new routing table atomically: checks the mode's precondition, bumps the epoch,
  * writes the table and an audit entry, trims the audit list and publishes the new epoch.
@@ -32,3 +35,45 @@ redis.call('LTRIM', KEYS[3], 0, tonumber(ARGV[5]) - 1)
 redis.call('PUBLISH', ARGV[6], tostring(nextEpoch))
 return {1, nextEpoch}
 `;
+
+export type CommitMode = 'absent' | 'force' | 'cas';
+
+/** One run of the commit script, in the order its KEYS and ARGV take them. */
+export interface CommitCall {
+  mode: CommitMode;
+  /** The epoch a `cas` commit expects. */
+  expectedEpoch: number;
+  tableJson: string;
+  /** The audit entry as a JSON object without its epoch. */
+  auditJson: string;
+  auditMax: number;
+  fence?: { leaseKey: string; token: number };
+}
+
+/** Runs COMMIT_TABLE_SCRIPT: `[1 | 0 | -1, epoch]` as documented on the script. */
+export async function runCommitScript(
+  redis: RedisClient,
+  keys: RoutingKeys,
+  call: CommitCall,
+): Promise<[status: number, epoch: number]> {
+  const scriptKeys = [keys.table, keys.epoch, keys.audit];
+  const args = [
+    call.mode,
+    String(call.expectedEpoch),
+    call.tableJson,
+    call.auditJson,
+    String(call.auditMax),
+    keys.channel,
+  ];
+  if (call.fence) {
+    scriptKeys.push(call.fence.leaseKey);
+    args.push(String(call.fence.token));
+  }
+  const reply = (await redis.eval(
+    COMMIT_TABLE_SCRIPT,
+    scriptKeys.length,
+    ...scriptKeys,
+    ...args,
+  )) as [number, number];
+  return [reply[0], Number(reply[1])];
+}

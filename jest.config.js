@@ -14,7 +14,7 @@ const swc = [
 ];
 
 const moduleNameMapper = {
-  '^@mesh/(errors|config|telemetry|kserve|model-repository|preprocessing|routing|inference|jobs|rollout-contract|placement)$':
+  '^@mesh/(errors|config|app-config|telemetry|kserve|model-repository|preprocessing|routing|tenancy|signals|inference|jobs|rollout-contract|placement)$':
     '<rootDir>/libs/$1/src/index.ts',
 };
 

@@ -1,9 +1,11 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { loadBatchWorkerConfig } from '../../apps/batch-worker/src/batch-worker.config';
-import { loadCoordinatorConfig } from '../../apps/coordinator/src/coordinator.config';
-import { loadModelHostConfig } from '../../apps/model-host/src/model-host.config';
-import { loadRouterConfig } from '../../apps/router/src/router.config';
+import {
+  loadBatchWorkerConfig,
+  loadCoordinatorConfig,
+  loadModelHostConfig,
+  loadRouterConfig,
+} from '@mesh/app-config';
 
 /** What one of the mesh's apps listens on, read from its own code. */
 export interface AppSurface {

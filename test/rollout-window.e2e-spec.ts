@@ -2,7 +2,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createRedis, closeRedis, type RedisClient } from '@mesh/config';
-import { RedisTrafficSignalSource, RoutingTableRepository } from '@mesh/routing';
+import { RoutingTableRepository } from '@mesh/routing';
+import { RedisTrafficSignalSource } from '@mesh/signals';
 import { call } from './router-e2e.helpers';
 import {
   ADMIN,

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { closeRedis, createRedis, type RedisClient } from '@mesh/config';
 import { PlacementKeys } from '@mesh/placement';
-import { RedisTrafficSignalSource } from '@mesh/routing';
+import { RedisTrafficSignalSource } from '@mesh/signals';
 import {
   ADMIN_KEY,
   call,

@@ -8,7 +8,7 @@ import {
   RedisTrafficSignalSource,
   RouterHeartbeatRepository,
   type RouterHeartbeat,
-} from '@mesh/routing';
+} from '@mesh/signals';
 import { ADMIN_KEY, call, hostPort } from './router-e2e.helpers';
 import { ROOT, startApp, uniquePrefix, type StartedApp } from './support/app-process';
 import { pollUntil } from './support/poll';

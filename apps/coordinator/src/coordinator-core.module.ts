@@ -8,13 +8,9 @@ import {
   kservePoolOptionsFromEnv,
   loadInferencePackage,
 } from '@mesh/kserve';
-import {
-  AdminAuthenticator,
-  RedisTrafficSignalSource,
-  RouterHeartbeatRepository,
-  RoutingTableRepository,
-  routingKeys,
-} from '@mesh/routing';
+import { RoutingTableRepository, routingKeys } from '@mesh/routing';
+import { RedisTrafficSignalSource, RouterHeartbeatRepository } from '@mesh/signals';
+import { AdminAuthenticator } from '@mesh/tenancy';
 import { ADMIN_AUTHENTICATOR, METRICS_REGISTRY } from '@mesh/telemetry';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';

@@ -3,13 +3,9 @@ import { type RedisClient, redisEndpointOf, STORE_COMMAND_TIMEOUT_MS } from '@me
 import { JobRepository } from '@mesh/jobs';
 import type { KServeClient } from '@mesh/kserve';
 import { PlacementAudit, PlacementLedgerReader } from '@mesh/placement';
-import {
-  AdminAuthenticator,
-  RedisTrafficSignalSource,
-  RouteEditValidator,
-  RouterHeartbeatRepository,
-  RoutingTableRepository,
-} from '@mesh/routing';
+import { RouteEditValidator, RoutingTableRepository } from '@mesh/routing';
+import { RedisTrafficSignalSource, RouterHeartbeatRepository } from '@mesh/signals';
+import { AdminAuthenticator } from '@mesh/tenancy';
 import { createMetricsRegistry, RedisHealthModule, RedisModule } from '@mesh/telemetry';
 import type { Logger } from 'pino';
 import type { CoordinatorConfig } from './coordinator.config';

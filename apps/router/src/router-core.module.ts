@@ -1,7 +1,7 @@
 import { type DynamicModule, Module, type Provider } from '@nestjs/common';
 import { KServeBackends, VersionCatalog } from '@mesh/inference';
 import { kservePoolOptionsFromEnv } from '@mesh/kserve';
-import { AdminAuthenticator } from '@mesh/routing';
+import { AdminAuthenticator } from '@mesh/tenancy';
 import { ADMIN_AUTHENTICATOR, METRICS_REGISTRY, createMetricsRegistry } from '@mesh/telemetry';
 import type { Logger } from 'pino';
 import { AccessLog } from './core/access.log';

@@ -6,7 +6,7 @@ import {
   type RoutingTableCache,
   type RoutingTableRepository,
 } from '@mesh/routing';
-import type { TrafficSignalRecorder } from '@mesh/routing';
+import type { TrafficSignalRecorder } from '@mesh/signals';
 import type { Logger } from 'pino';
 import type { HeartbeatPublisher } from './core/heartbeat.publisher';
 import type { RouterConfig } from './router.config';

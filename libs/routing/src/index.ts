@@ -1,6 +1,3 @@
-export { AdminAuthenticator } from './admin-authenticator';
-export { bearerKey, sha256Hex } from './api-key';
-export { InFlightLimiter, type InFlightRelease } from './in-flight-limiter';
 export { parseMeshConfig, readMeshConfigFile } from './mesh-config.parser';
 export { RouteResolver, type ResolvedRoute } from './route-resolver';
 export {
@@ -58,59 +55,11 @@ export {
   type VersionWeight,
 } from './routing.types';
 export { stickyFraction } from './sticky-hash';
-export { TenantAuthenticator, type RoutingTableSource } from './tenant-authenticator';
-export {
-  TenantRateLimiter,
-  rateLimitWindow,
-  type RateLimitDecision,
-  type TenantRateLimiterOptions,
-} from './tenant-rate-limiter';
 export {
   WeightedVersionPicker,
   type PickOptions,
   type PickedVersion,
 } from './weighted-version-picker';
-export { histogramQuantile, latencyBucket, LATENCY_BOUNDS_MS } from './latency-histogram';
-export {
-  PrometheusTrafficSignalSource,
-  buildSignalQueries,
-  type PrometheusTrafficSignalSourceOptions,
-  type SignalQueries,
-} from './prometheus-traffic-signal.source';
-export {
-  RedisTrafficSignalSource,
-  type RedisTrafficSignalSourceOptions,
-  type VersionRequests,
-} from './redis-traffic-signal.source';
-export {
-  RouterHeartbeatRepository,
-  routeBlockReason,
-  type RouterHeartbeatRepositoryOptions,
-} from './router-heartbeat.repository';
-export type {
-  CanAllRouteResult,
-  ModelVersionRef,
-  RouteBlocker,
-  RouterHeartbeat,
-} from './router-heartbeat.types';
-export {
-  TrafficSignalRecorder,
-  type ShadowSample,
-  type TrafficSample,
-  type TrafficSignalRecorderOptions,
-} from './traffic-signal.recorder';
-export {
-  VERSION_ERROR_CODES,
-  isVersionError,
-  versionErrors,
-  type ShadowAgreement,
-  type ShadowAgreementSource,
-  type TrafficSignalQuery,
-  type TrafficSignalSource,
-  type TrafficVersionRef,
-  type TrafficVersionsSource,
-  type VersionSignals,
-} from './traffic-signal.types';
 export {
   RouteEditValidator,
   type RouteEditValidatorOptions,

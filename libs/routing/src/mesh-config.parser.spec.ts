@@ -1,6 +1,4 @@
-import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { sha256Hex } from './api-key';
 import { parseMeshConfig, readMeshConfigFile } from './mesh-config.parser';
 import { RouteResolver } from './route-resolver';
 import { RoutingValidationError } from './routing.errors';
@@ -23,18 +21,6 @@ describe('mesh.yaml', () => {
     expect(() => resolver.resolve('globex', 'intent')).toThrow(
       expect.objectContaining({ code: 'TASK_NOT_FOUND' }),
     );
-  });
-
-  it('documents plaintext demo keys whose sha256 is what the file stores', async () => {
-    const text = readFileSync(SEED, 'utf8');
-    const documented = [...text.matchAll(/^#\s+(\w+)\s+(\S+-demo-key)\s+([0-9a-f]{64})$/gm)];
-    expect(documented.map((m) => m[1])).toEqual(['acme', 'globex']);
-    const data = await readMeshConfigFile(SEED);
-    for (const [, tenant, key, hash] of documented) {
-      expect(sha256Hex(key!)).toBe(hash);
-      expect(data.tenants.find((t) => t.name === tenant)?.keySha256).toEqual([hash]);
-    }
-    expect(text).not.toMatch(/^[^#]*-demo-key/m);
   });
 
   it('reports YAML syntax errors and duplicate keys with the file name', () => {

@@ -1,7 +1,6 @@
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { closeRedis, createRedis, type RedisClient } from '@mesh/config';
-import { sha256Hex } from './api-key';
 import { seedFromMeshConfig } from './routing-seed';
 import { RoutingTableRepository } from './routing-table.repository';
 import {
@@ -10,6 +9,11 @@ import {
   RoutingValidationError,
 } from './routing.errors';
 import type { Route, RoutingTableData, Tenant } from './routing.types';
+
+/** The stored form of a fixture key (sha256 hex, as the tenancy lib hashes keys). */
+function sha256Hex(key: string): string {
+  return createHash('sha256').update(key, 'utf8').digest('hex');
+}
 
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const FILE_PREFIX = `test:routing-repository:${randomUUID().slice(0, 8)}`;

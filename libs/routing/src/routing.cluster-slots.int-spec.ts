@@ -1,22 +1,23 @@
 /**
- * The routing lib's scripts, MULTIs and pipelines on a real Redis Cluster (3 primaries): a
+ * The routing table's scripts, MULTIs and pipelines on a real Redis Cluster (3 primaries): a
  * script or MULTI whose keys span slots fails with CROSSSLOT, a pipeline spanning primaries
  * with ioredis's "same slots allocation group" error, so each call here passing means its keys
- * share a hash tag (`{routes}`, `{routers}`, the signal buckets') or it addresses one key.
+ * share the `{routes}` hash tag or it addresses one key.
  */
+import { createHash } from 'node:crypto';
 import { closeRedis, createRedis, type RedisClient } from '@mesh/config';
 import { pollUntil } from '../../../test/support/poll';
 import { RedisClusterHarness } from '../../../test/support/redis-servers';
-import { sha256Hex } from './api-key';
-import { RedisTrafficSignalSource } from './redis-traffic-signal.source';
-import { RouterHeartbeatRepository } from './router-heartbeat.repository';
 import { RoutingTableCache } from './routing-table.cache';
 import { RoutingTableRepository } from './routing-table.repository';
 import { EpochConflictError, FencedWriteError } from './routing.errors';
 import { routingKeys } from './routing.keys';
 import type { Route, RoutingTableData } from './routing.types';
-import { TenantRateLimiter } from './tenant-rate-limiter';
-import { TrafficSignalRecorder } from './traffic-signal.recorder';
+
+/** The stored form of a fixture key (sha256 hex, as the tenancy lib hashes keys). */
+function sha256Hex(key: string): string {
+  return createHash('sha256').update(key, 'utf8').digest('hex');
+}
 
 const PREFIX = `int:routing-cluster:${process.pid}`;
 
@@ -102,48 +103,5 @@ describe('routing on a Redis Cluster', () => {
     } finally {
       await cache.close();
     }
-  });
-
-  it('publishes and reads router heartbeats under {routers}', async () => {
-    const heartbeats = new RouterHeartbeatRepository(redis, { keyPrefix: PREFIX });
-    for (const id of ['router-a', 'router-b', 'router-c']) {
-      await heartbeats.publish(
-        { routerId: id, epoch: 3, at: Date.now(), routable: [], unroutable: [], inFlight: [] },
-        30,
-      );
-    }
-    expect((await heartbeats.readLive()).map((h) => h.routerId)).toEqual([
-      'router-a',
-      'router-b',
-      'router-c',
-    ]);
-  });
-
-  it('rate-limits tenants through the shared window script', async () => {
-    const limiter = new TenantRateLimiter(redis, { keyPrefix: PREFIX });
-    const tight = { name: 'globex', rateLimit: { requestsPerSecond: 2, burst: 3 } };
-    const decisions = [];
-    for (let i = 0; i < 4; i++) decisions.push(await limiter.consume(tight));
-    expect(decisions.map((d) => d.allowed)).toEqual([true, true, true, false]);
-  });
-
-  it('records traffic signals in buckets and reads a window of them back', async () => {
-    const BUCKET = 5000;
-    const T0 = 1_800_000_000_000;
-    let now = T0;
-    const recorder = new TrafficSignalRecorder(redis, {
-      keyPrefix: PREFIX,
-      bucketMs: BUCKET,
-      now: () => now,
-    });
-    const source = new RedisTrafficSignalSource(redis, { keyPrefix: PREFIX, bucketMs: BUCKET });
-    const sample = { task: 'intent', model: 'intent-zh', version: 3, outcome: 'ok', latencyMs: 4 };
-    for (let i = 0; i < 6; i++) {
-      recorder.record(sample);
-      now += BUCKET;
-    }
-    await recorder.close();
-    const read = await source.read({ task: 'intent', fromMs: T0, toMs: T0 + 6 * BUCKET });
-    expect(read.requests).toBe(6);
   });
 });

@@ -4,8 +4,8 @@ import type { FastifyRequest } from 'fastify';
 import { ADMIN_AUTHENTICATOR } from './telemetry.tokens';
 
 /**
- * What the guard needs of the admin-key check (`@mesh/routing`'s AdminAuthenticator), declared
- * here because telemetry sits below routing: throw UNAUTHENTICATED or ADMIN_FORBIDDEN, or pass.
+ * What the guard needs of the admin-key check (`@mesh/tenancy`'s AdminAuthenticator), declared
+ * here because telemetry sits below tenancy: throw UNAUTHENTICATED or ADMIN_FORBIDDEN, or pass.
  */
 export interface AdminKeyVerifier {
   verify(authorization: string | undefined): void;

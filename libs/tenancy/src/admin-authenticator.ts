@@ -1,6 +1,6 @@
 import { timingSafeEqual } from 'node:crypto';
+import { AdminForbiddenError, UnauthenticatedError } from '@mesh/routing';
 import { bearerKey, sha256Bytes } from './api-key';
-import { AdminForbiddenError, UnauthenticatedError } from './routing.errors';
 
 /**
  * Guards admin calls with `ADMIN_API_KEY`. Both sides are hashed first so the constant-time

@@ -1,5 +1,5 @@
+import { RateLimitedError, TooManyInFlightError } from '@mesh/routing';
 import { InFlightLimiter } from './in-flight-limiter';
-import { RateLimitedError, TooManyInFlightError } from './routing.errors';
 
 describe('InFlightLimiter', () => {
   const acme = { name: 'acme', maxInFlight: 2 };

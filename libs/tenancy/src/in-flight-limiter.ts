@@ -1,5 +1,4 @@
-import { TooManyInFlightError } from './routing.errors';
-import type { Tenant } from './routing.types';
+import { TooManyInFlightError, type Tenant } from '@mesh/routing';
 
 /** Releases one in-flight slot; calling it more than once has no further effect. */
 export type InFlightRelease = () => void;

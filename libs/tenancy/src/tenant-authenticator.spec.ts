@@ -1,7 +1,11 @@
+import {
+  AdminForbiddenError,
+  UnauthenticatedError,
+  type RoutingTable,
+  type Tenant,
+} from '@mesh/routing';
 import { AdminAuthenticator } from './admin-authenticator';
 import { sha256Hex } from './api-key';
-import { AdminForbiddenError, UnauthenticatedError } from './routing.errors';
-import type { RoutingTable, Tenant } from './routing.types';
 import { TenantAuthenticator } from './tenant-authenticator';
 
 // The module object the code under test calls through (a namespace import would be a copy).

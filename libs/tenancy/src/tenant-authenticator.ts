@@ -1,7 +1,6 @@
 import { timingSafeEqual } from 'node:crypto';
+import { UnauthenticatedError, type RoutingTable, type Tenant } from '@mesh/routing';
 import { bearerKey, sha256Bytes } from './api-key';
-import { UnauthenticatedError } from './routing.errors';
-import type { RoutingTable, Tenant } from './routing.types';
 
 /** Anything that can hand out the current table (RoutingTableCache does). */
 export interface RoutingTableSource {

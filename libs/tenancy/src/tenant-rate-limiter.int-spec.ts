@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { closeRedis, createRedis, type RedisClient } from '@mesh/config';
+import { RateLimitedError } from '@mesh/routing';
 import { pollUntil } from '../../../test/support/poll';
-import { RateLimitedError } from './routing.errors';
 import { rateLimitWindow, TenantRateLimiter } from './tenant-rate-limiter';
 
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';

@@ -1,8 +1,6 @@
 import type { RedisClient } from '@mesh/config';
+import { RateLimitedError, routingKeys, type Tenant, type TenantRateLimit } from '@mesh/routing';
 import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
-import { RateLimitedError } from './routing.errors';
-import { routingKeys } from './routing.keys';
-import type { Tenant, TenantRateLimit } from './routing.types';
 
 export interface RateLimitDecision {
   allowed: boolean;

@@ -6,14 +6,13 @@ import { closeRedis, createRedis, type RedisClient } from '@mesh/config';
 import { JobRepository, type JobRecord } from '@mesh/jobs';
 import { createChannelCredentials, KServeClient } from '@mesh/kserve';
 import { PlacementAudit, PlacementKeys, PlacementLedgerReader } from '@mesh/placement';
+import { RouteEditValidator, RoutingTableRepository } from '@mesh/routing';
 import {
-  AdminAuthenticator,
   RedisTrafficSignalSource,
-  RouteEditValidator,
   RouterHeartbeatRepository,
-  RoutingTableRepository,
   TrafficSignalRecorder,
-} from '@mesh/routing';
+} from '@mesh/signals';
+import { AdminAuthenticator } from '@mesh/tenancy';
 import { createHttpApp, createLogger } from '@mesh/telemetry';
 import { RepositoryModelCatalog } from '../fleet/repository-model.catalog';
 import { RoutingRouteStore } from '../fleet/routing.route-store';

@@ -11,14 +11,13 @@ import { HttpAdapterHost } from '@nestjs/core';
 import type { FastifyInstance } from 'fastify';
 import { JobReader, type JobRepository } from '@mesh/jobs';
 import type { KServeClient } from '@mesh/kserve';
+import type { RouteEditValidator, RoutingTableRepository } from '@mesh/routing';
 import type {
-  AdminAuthenticator,
-  RouteEditValidator,
   RouterHeartbeatRepository,
-  RoutingTableRepository,
   TrafficSignalSource,
   TrafficVersionsSource,
-} from '@mesh/routing';
+} from '@mesh/signals';
+import type { AdminAuthenticator } from '@mesh/tenancy';
 import { ADMIN_AUTHENTICATOR, AdminKeyGuard, OpenStreamsRegistry } from '@mesh/telemetry';
 import type { Clock } from '../rollout/rollout.ports';
 import type { RolloutRepository } from '../rollout/rollout.repository';

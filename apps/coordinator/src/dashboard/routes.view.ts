@@ -1,11 +1,9 @@
+import type { AuditEntry, RoutingTableRepository, ShadowConfig } from '@mesh/routing';
 import {
   routeBlockReason,
-  type AuditEntry,
   type RouterHeartbeat,
   type RouterHeartbeatRepository,
-  type RoutingTableRepository,
-  type ShadowConfig,
-} from '@mesh/routing';
+} from '@mesh/signals';
 import type { RolloutRepository } from '../rollout/rollout.repository';
 
 /** One version of a route with whether every live router can route it now. */

@@ -1,11 +1,11 @@
+import type { Route } from '@mesh/routing';
 import type {
-  Route,
   TrafficSignalQuery,
   TrafficSignalSource,
   TrafficVersionRef,
   TrafficVersionsSource,
   VersionSignals,
-} from '@mesh/routing';
+} from '@mesh/signals';
 import { EMPTY_SIGNALS, FakeClock, signals } from '../testing/fake-mesh';
 import { TrafficViewReader, trafficVersions } from './traffic.view';
 

@@ -1,12 +1,11 @@
 import { roundForPeople } from '@mesh/rollout-contract';
+import type { RoutingTable, RoutingTableRepository } from '@mesh/routing';
 import type {
-  RoutingTable,
-  RoutingTableRepository,
   TrafficSignalSource,
   TrafficVersionRef,
   TrafficVersionsSource,
   VersionSignals,
-} from '@mesh/routing';
+} from '@mesh/signals';
 import type { Clock } from '../rollout/rollout.ports';
 
 /** Per-step values of one version, aligned with TrafficView.times. */

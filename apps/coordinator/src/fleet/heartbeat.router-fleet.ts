@@ -1,4 +1,4 @@
-import type { RouterHeartbeat } from '@mesh/routing';
+import type { RouterHeartbeat } from '@mesh/signals';
 import type { DrainStatus, RouterFleet, RoutingVerdict } from '../rollout/rollout.ports';
 
 /** The live (unexpired) heartbeats of every router (RouterHeartbeatRepository). */

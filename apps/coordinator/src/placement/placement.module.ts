@@ -2,11 +2,8 @@ import { Module } from '@nestjs/common';
 import type { RedisClient } from '@mesh/config';
 import { JobPinReader } from '@mesh/jobs';
 import { PlacementDemand, PlacementLedgerReader } from '@mesh/placement';
-import {
-  RedisTrafficSignalSource,
-  RouterHeartbeatRepository,
-  RoutingTableRepository,
-} from '@mesh/routing';
+import { RoutingTableRepository } from '@mesh/routing';
+import { RedisTrafficSignalSource, RouterHeartbeatRepository } from '@mesh/signals';
 import { METRICS_REGISTRY } from '@mesh/telemetry';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';

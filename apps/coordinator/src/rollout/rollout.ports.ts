@@ -1,13 +1,11 @@
 import type { Span } from '@mesh/telemetry';
+import type { Route, ShadowConfig, VersionWeight } from '@mesh/routing';
 import type {
-  Route,
   ShadowAgreementSource,
-  ShadowConfig,
   TrafficSignalQuery,
   TrafficSignalSource,
   VersionSignals as RoutingVersionSignals,
-  VersionWeight,
-} from '@mesh/routing';
+} from '@mesh/signals';
 
 /** Time as the coordinator sees it (unix ms); injected so tests run windows and holds fast. */
 export interface Clock {

@@ -1,4 +1,5 @@
-import type { Route, ShadowAgreement, ShadowConfig, VersionWeight } from '@mesh/routing';
+import type { Route, ShadowConfig, VersionWeight } from '@mesh/routing';
+import type { ShadowAgreement } from '@mesh/signals';
 import type {
   BackendFleet,
   BackendReadiness,

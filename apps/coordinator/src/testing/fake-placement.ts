@@ -1,6 +1,7 @@
 import type { RedisClient } from '@mesh/config';
 import { PlacementDemand, versionKey } from '@mesh/placement';
-import type { Route, RouterHeartbeat, VersionRequests } from '@mesh/routing';
+import type { Route } from '@mesh/routing';
+import type { RouterHeartbeat, VersionRequests } from '@mesh/signals';
 import pino from 'pino';
 import type { BackendSurvey } from '../fleet/kserve-backend.fleet';
 import { PlacementPolicy } from '../placement/placement-policy';

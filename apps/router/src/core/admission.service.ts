@@ -1,4 +1,5 @@
-import type { InFlightLimiter, InFlightRelease, Tenant, TenantRateLimiter } from '@mesh/routing';
+import type { Tenant } from '@mesh/routing';
+import type { InFlightLimiter, InFlightRelease, TenantRateLimiter } from '@mesh/tenancy';
 
 /**
  * Per-tenant admission: the shared (Redis) rate limit first, then this process's in-flight

@@ -1,4 +1,5 @@
-import type { Tenant, TenantAuthenticator } from '@mesh/routing';
+import type { Tenant } from '@mesh/routing';
+import type { TenantAuthenticator } from '@mesh/tenancy';
 import type { CallContext } from './predict.commands';
 
 /** Turns a call's bearer key into its tenant (UnauthenticatedError → 401 otherwise). */

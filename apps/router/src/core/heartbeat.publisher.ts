@@ -1,5 +1,6 @@
 import type { BackendDirectory, VersionCatalog } from '@mesh/inference';
-import type { RouterHeartbeat, RouterHeartbeatRepository, RoutingTableCache } from '@mesh/routing';
+import type { RoutingTableCache } from '@mesh/routing';
+import type { RouterHeartbeat, RouterHeartbeatRepository } from '@mesh/signals';
 import type { Logger } from 'pino';
 import type { VersionTraffic } from './version.traffic';
 

@@ -2,12 +2,9 @@ import { hostname } from 'node:os';
 import { Module } from '@nestjs/common';
 import { KServeBackends, LoadedVersionsFeed, VersionCatalog } from '@mesh/inference';
 import { PlacementDemand } from '@mesh/placement';
-import {
-  InFlightLimiter,
-  RoutingTableCache,
-  TenantRateLimiter,
-  TrafficSignalRecorder,
-} from '@mesh/routing';
+import { RoutingTableCache } from '@mesh/routing';
+import { TrafficSignalRecorder } from '@mesh/signals';
+import { InFlightLimiter, TenantRateLimiter } from '@mesh/tenancy';
 import { METRICS_REGISTRY } from '@mesh/telemetry';
 import type { RedisClient } from '@mesh/config';
 import type { Logger } from 'pino';

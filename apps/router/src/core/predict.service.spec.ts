@@ -5,15 +5,14 @@ import {
   type TextInput,
 } from '@mesh/preprocessing';
 import {
-  InFlightLimiter,
   TooManyInFlightError,
   WeightedVersionPicker,
   type Route,
   type RoutingTableCache,
   type Tenant,
-  type TenantRateLimiter,
-  type TrafficSignalRecorder,
 } from '@mesh/routing';
+import type { TrafficSignalRecorder } from '@mesh/signals';
+import { InFlightLimiter, type TenantRateLimiter } from '@mesh/tenancy';
 import { Registry } from 'prom-client';
 import { VersionNotResidentError } from '@mesh/kserve';
 import type {

@@ -1,12 +1,8 @@
 import { Module } from '@nestjs/common';
 import type { RedisClient } from '@mesh/config';
 import { KServeBackends, VersionCatalog, type ServableVersion } from '@mesh/inference';
-import {
-  RoutingTableCache,
-  RoutingTableRepository,
-  TenantAuthenticator,
-  WeightedVersionPicker,
-} from '@mesh/routing';
+import { RoutingTableCache, RoutingTableRepository, WeightedVersionPicker } from '@mesh/routing';
+import { TenantAuthenticator } from '@mesh/tenancy';
 import type { Logger } from 'pino';
 import type { RouterConfig } from '../router.config';
 import { LOGGER, REDIS, ROUTER_CONFIG, ROUTES_SUBSCRIBER } from '../router.tokens';

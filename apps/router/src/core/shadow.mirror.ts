@@ -1,6 +1,6 @@
 import { inputCapabilityError, type Prediction, type TextInput } from '@mesh/preprocessing';
 import type { InferenceGateway, ServableVersion } from '@mesh/inference';
-import type { ShadowSample } from '@mesh/routing';
+import type { ShadowSample } from '@mesh/signals';
 import type { CallContext } from './predict.commands';
 import type { RouterMetrics } from './router.metrics';
 

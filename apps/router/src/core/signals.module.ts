@@ -3,12 +3,8 @@ import { hostname } from 'node:os';
 import { Module } from '@nestjs/common';
 import type { RedisClient } from '@mesh/config';
 import { KServeBackends, VersionCatalog } from '@mesh/inference';
-import {
-  RouterHeartbeatRepository,
-  RoutingTableCache,
-  RoutingTableRepository,
-  TrafficSignalRecorder,
-} from '@mesh/routing';
+import { RoutingTableCache, RoutingTableRepository } from '@mesh/routing';
+import { RouterHeartbeatRepository, TrafficSignalRecorder } from '@mesh/signals';
 import { PlacementKeys } from '@mesh/placement';
 import type { Logger } from 'pino';
 import type { RouterConfig } from '../router.config';

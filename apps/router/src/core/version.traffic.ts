@@ -1,4 +1,4 @@
-import type { ModelVersionRef, TrafficSignalRecorder } from '@mesh/routing';
+import type { ModelVersionRef, TrafficSignalRecorder } from '@mesh/signals';
 
 /**
  * Per-version traffic this router is handling: requests in flight (for the heartbeat, so a

@@ -1,0 +1,67 @@
+import { randomUUID } from 'node:crypto';
+import { closeRedis, createRedis, type RedisClient } from '@mesh/config';
+import {
+  RoutingTableCache,
+  RoutingTableRepository,
+  type RoutingTableData,
+  type Tenant,
+} from '@mesh/routing';
+import { pollUntil } from '../../../test/support/poll';
+import { sha256Hex } from './api-key';
+import { TenantAuthenticator } from './tenant-authenticator';
+
+const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+const keyPrefix = `test:tenant-auth:${randomUUID().slice(0, 8)}`;
+const clients: RedisClient[] = [];
+let cache: RoutingTableCache | undefined;
+
+function connect(): RedisClient {
+  const client = createRedis('commands', { url: REDIS_URL, name: 'test-tenant-authenticator' });
+  clients.push(client);
+  return client;
+}
+
+const acme: Tenant = {
+  name: 'acme',
+  keySha256: [sha256Hex('acme-key')],
+  allowedTasks: ['intent'],
+  rateLimit: { requestsPerSecond: 10, burst: 20 },
+  maxInFlight: 4,
+};
+const seed: RoutingTableData = {
+  tenants: [acme],
+  routes: [
+    { tenant: '*', task: 'intent', model: 'intent-zh', versions: [{ version: 3, weight: 1 }] },
+  ],
+};
+
+afterAll(async () => {
+  await cache?.close();
+  const redis = connect();
+  const keys = await redis.keys(`${keyPrefix}:*`);
+  if (keys.length > 0) await redis.del(...keys);
+  await Promise.all(clients.map((c) => closeRedis(c)));
+});
+
+describe('TenantAuthenticator over a live routing table cache (real Redis)', () => {
+  it('sees a new tenant key as soon as the cache has it', async () => {
+    const repository = new RoutingTableRepository(connect(), { keyPrefix });
+    await repository.seedIfAbsent(seed, 'router');
+    // A 60 s refresh timer: reaching epoch 2 within the poll's deadline means pub/sub delivered it.
+    cache = new RoutingTableCache(new RoutingTableRepository(connect(), { keyPrefix }), connect(), {
+      refreshIntervalMs: 60_000,
+    });
+    await cache.start();
+    const auth = new TenantAuthenticator(cache);
+    await repository.upsertTenant({ ...acme, keySha256: [sha256Hex('rotated')] }, { who: 'admin' });
+    await pollUntil(() => (cache!.current().epoch >= 2 ? true : undefined), {
+      timeoutMs: 15_000,
+      intervalMs: 10,
+      what: 'epoch 2',
+    });
+    expect(auth.authenticate('Bearer rotated').name).toBe('acme');
+    expect(() => auth.authenticate('Bearer acme-key')).toThrow(
+      expect.objectContaining({ code: 'UNAUTHENTICATED' }),
+    );
+  });
+});

@@ -1,5 +1,6 @@
 import { join } from 'node:path';
 import {
+  checkModelSignature,
   ManifestError,
   readPreprocessManifest,
   sha256File,
@@ -8,7 +9,6 @@ import {
   type PreprocessManifest,
 } from '@mesh/model-repository';
 import { PreprocessingService, type ModelVersionPreprocessor } from '@mesh/preprocessing';
-import { checkModelSignature } from '../../apps/model-host/src/repository/model-signature.check';
 import { OrtModelClient } from './ort-model.client';
 import { runProbes, type ProbeResult } from './probe.runner';
 

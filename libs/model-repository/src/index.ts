@@ -58,6 +58,12 @@ export {
   wholeMb,
   parseMemoryMb,
 } from './memory-footprint';
+export {
+  checkModelSignature,
+  ORT_TYPE_OF,
+  type OrtTypeName,
+  type ValueInfo,
+} from './model-signature.check';
 export { ModelRepositoryError, type ModelRepositoryErrorCode } from './model-repository.errors';
 export {
   CONFIG_FILE,

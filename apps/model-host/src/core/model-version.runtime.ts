@@ -1,10 +1,10 @@
 import { performance } from 'node:perf_hooks';
 import { ELEMENT_BYTES, type FixedDatatype } from '@mesh/kserve';
+import { ORT_TYPE_OF } from '@mesh/model-repository';
 import { recordChildSpan, type Span } from '@mesh/telemetry';
 import { assembleBatch, splitOutput } from '../batching/batch-assembler';
 import type { QueuedItem } from '../batching/batching.types';
 import { DynamicBatcher } from '../batching/dynamic-batcher';
-import { ORT_TYPE_OF } from '../execution/ort-worker.protocol';
 import type { RunHints, RunResult } from '../execution/session-pool.client';
 import type { HostMetrics } from './host.metrics';
 import { validateInferRequest } from './infer-request.validator';

@@ -1,23 +1,10 @@
 /** Messages between the host's event loop and an ORT session worker thread. */
 
-/** KServe datatype name → onnxruntime tensor type name. */
-export const ORT_TYPE_OF = {
-  BOOL: 'bool',
-  UINT8: 'uint8',
-  UINT16: 'uint16',
-  UINT32: 'uint32',
-  UINT64: 'uint64',
-  INT8: 'int8',
-  INT16: 'int16',
-  INT32: 'int32',
-  INT64: 'int64',
-  FP16: 'float16',
-  BF16: 'bfloat16',
-  FP32: 'float32',
-  FP64: 'float64',
-} as const;
+import type { ValueInfo } from '@mesh/model-repository';
 
-export type OrtTypeName = (typeof ORT_TYPE_OF)[keyof typeof ORT_TYPE_OF];
+// A graph value's name, type and shape, as the config.pbtxt ↔ ONNX signature check
+// (@mesh/model-repository, which the model CLI runs too) reads them.
+export type { ValueInfo };
 
 export interface SessionOptionsData {
   modelPath: string;
@@ -36,13 +23,6 @@ export interface WireTensor {
   type: string;
   dims: number[];
   buffer: ArrayBuffer;
-}
-
-export interface ValueInfo {
-  name: string;
-  type: string;
-  /** Dimensions as the ONNX graph declares them; symbolic dims are -1. */
-  shape: number[];
 }
 
 export interface RunMessage {

@@ -1,6 +1,7 @@
 import { availableParallelism } from 'node:os';
 import { Registry } from 'prom-client';
 import {
+  checkModelSignature,
   declaredMemoryMb,
   memoryParameterKey,
   memoryParameterProblems,
@@ -16,7 +17,6 @@ import { BuildMemoryMeter } from './build-memory.meter';
 import { findInputBounds } from './input-bounds.finder';
 import type { InstanceSplit } from './instance-split';
 import type { ModelFiles, ModelFilesRepository } from './model-files.repository';
-import { checkModelSignature } from './model-signature.check';
 import {
   checkPlatform,
   decideSplit,

@@ -1,10 +1,10 @@
 import { ELEMENT_BYTES, configTypeToDatatype } from '@mesh/kserve';
-import type { ModelConfig } from '@mesh/model-repository';
+import { checkModelSignature, ORT_TYPE_OF, type ModelConfig } from '@mesh/model-repository';
 import { assembleBatch } from '../batching/batch-assembler';
 import { HostError } from '../core/model-host.errors';
 import type { HostTensor } from '../core/inference.types';
 import type { ModelVersionSpec, TensorSpec } from '../core/model-spec';
-import { ORT_TYPE_OF, type SessionOptionsData } from '../execution/ort-worker.protocol';
+import type { SessionOptionsData } from '../execution/ort-worker.protocol';
 import { SessionPoolClient } from '../execution/session-pool.client';
 import {
   chooseInstanceSplit,
@@ -12,7 +12,6 @@ import {
   splitForThreads,
   type InstanceSplit,
 } from './instance-split';
-import { checkModelSignature } from './model-signature.check';
 
 export const SUPPORTED_PLATFORM = 'onnxruntime_onnx';
 export const UNSUPPORTED_PLATFORM_REASON =

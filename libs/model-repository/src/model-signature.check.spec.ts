@@ -1,6 +1,5 @@
-import { parseModelConfig } from '@mesh/model-repository';
-import type { ValueInfo } from '../execution/ort-worker.protocol';
-import { checkModelSignature } from './model-signature.check';
+import { parseModelConfig } from './model-config.parser';
+import { checkModelSignature, type ValueInfo } from './model-signature.check';
 
 const bertInputs: ValueInfo[] = ['input_ids', 'attention_mask', 'token_type_ids'].map((name) => ({
   name,

@@ -1,7 +1,45 @@
-import { configTypeToDatatype, formatShape } from '@mesh/kserve';
-import type { ModelConfig, ModelInput, ModelOutput } from '@mesh/model-repository';
-import { ORT_TYPE_OF } from '../execution/ort-worker.protocol';
-import type { ValueInfo } from '../execution/ort-worker.protocol';
+import type { ModelConfig, ModelInput, ModelOutput } from './model-config.types';
+
+/**
+ * Tensor element type (KServe datatype name, `TYPE_*` in config.pbtxt without the prefix) →
+ * onnxruntime tensor type name. BYTES (TYPE_STRING) has none: the host serves numeric tensors.
+ */
+export const ORT_TYPE_OF = {
+  BOOL: 'bool',
+  UINT8: 'uint8',
+  UINT16: 'uint16',
+  UINT32: 'uint32',
+  UINT64: 'uint64',
+  INT8: 'int8',
+  INT16: 'int16',
+  INT32: 'int32',
+  INT64: 'int64',
+  FP16: 'float16',
+  BF16: 'bfloat16',
+  FP32: 'float32',
+  FP64: 'float64',
+} as const;
+
+export type OrtTypeName = (typeof ORT_TYPE_OF)[keyof typeof ORT_TYPE_OF];
+
+/** One input or output of an ONNX graph as onnxruntime reports it. */
+export interface ValueInfo {
+  name: string;
+  type: string;
+  /** Dimensions as the ONNX graph declares them; symbolic dims are -1. */
+  shape: number[];
+}
+
+/** onnxruntime's type name for a config.pbtxt `data_type` (`TYPE_FP32` → `float32`). */
+function ortTypeOfConfig(dataType: string): OrtTypeName | undefined {
+  const bare = dataType.startsWith('TYPE_') ? dataType.slice(5) : '';
+  return Object.hasOwn(ORT_TYPE_OF, bare)
+    ? ORT_TYPE_OF[bare as keyof typeof ORT_TYPE_OF]
+    : undefined;
+}
+
+/** `[-1,128]`, as KServe error messages print shapes. */
+const formatShape = (shape: readonly number[]): string => `[${shape.join(',')}]`;
 
 function checkTensor(
   role: 'input' | 'output',
@@ -13,8 +51,7 @@ function checkTensor(
   if (!actual) {
     return `${role} '${want.name}' is not in the model; the model's ${role}s are ${declared.map((d) => `'${d.name}'`).join(', ')}`;
   }
-  const datatype = configTypeToDatatype(want.dataType);
-  const ortType = datatype && datatype !== 'BYTES' ? ORT_TYPE_OF[datatype] : undefined;
+  const ortType = ortTypeOfConfig(want.dataType);
   if (ortType !== actual.type) {
     return `${role} '${want.name}': config data_type ${want.dataType} but the model's is ${actual.type}`;
   }

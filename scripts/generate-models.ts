@@ -8,47 +8,48 @@
  * regenerating would change; it writes nothing.
  */
 import { resolve } from 'node:path';
+import { UsageError, parseCliArgs } from './cli-args';
 import { isModelSize, type ModelSize } from './models/bert-dimensions';
 import { ModelRepositoryWriter } from './models/model-repository.writer';
 import { readWordListFile, WORD_LIST_PATH } from './models/word-list';
 
-interface CliOptions {
+export interface CliOptions {
   size: ModelSize;
   outDir: string;
   force: boolean;
   check: boolean;
 }
 
-const USAGE = 'usage: npm run models -- [--size tiny|small] [--out <dir>] [--force] [--check]';
+export const MODELS_USAGE =
+  'usage: npm run models -- [--size tiny|small] [--out <dir>] [--force] [--check]';
 
-function parseArgs(argv: string[]): CliOptions {
-  const options: CliOptions = {
-    size: 'tiny',
-    outDir: 'model_repository',
-    force: false,
-    check: false,
-  };
-  for (let i = 0; i < argv.length; i += 1) {
-    const arg = argv[i];
-    const value = (): string => {
-      const next = argv[(i += 1)];
-      if (next === undefined) throw new Error(`${arg} needs a value\n${USAGE}`);
-      return next;
-    };
-    if (arg === '--force') options.force = true;
-    else if (arg === '--check') options.check = true;
-    else if (arg === '--out') options.outDir = value();
-    else if (arg === '--size') {
-      const size = value();
-      if (!isModelSize(size))
-        throw new Error(`--size must be tiny or small, got "${size}"\n${USAGE}`);
-      options.size = size;
-    } else if (arg === '--help' || arg === '-h') {
-      process.stdout.write(`${USAGE}\n`);
-      process.exit(0);
-    } else throw new Error(`unknown argument "${arg}"\n${USAGE}`);
+/**
+ * The command line; `'help'` for --help. A bad one throws a UsageError naming the flag, with the
+ * usage (this command has always exited 1 for it, as for any other failure).
+ */
+export function parseModelsArgs(argv: string[]): CliOptions | 'help' {
+  let values;
+  try {
+    values = parseCliArgs({
+      args: argv,
+      options: {
+        size: { type: 'string', default: 'tiny' },
+        out: { type: 'string', default: 'model_repository' },
+        force: { type: 'boolean', default: false },
+        check: { type: 'boolean', default: false },
+        help: { type: 'boolean', short: 'h', default: false },
+      },
+    }).values;
+  } catch (err) {
+    if (!(err instanceof UsageError)) throw err;
+    throw new UsageError(`${err.message}\n${MODELS_USAGE}`);
   }
-  return options;
+  if (values.help) return 'help';
+  const { size, out: outDir, force, check } = values;
+  if (!isModelSize(size)) {
+    throw new UsageError(`--size must be tiny or small, got "${size}"\n${MODELS_USAGE}`);
+  }
+  return { size, outDir, force, check };
 }
 
 async function runCheck(writer: ModelRepositoryWriter, outDir: string): Promise<number> {
@@ -78,7 +79,11 @@ async function runGenerate(writer: ModelRepositoryWriter, options: CliOptions): 
 }
 
 async function main(): Promise<number> {
-  const options = parseArgs(process.argv.slice(2));
+  const options = parseModelsArgs(process.argv.slice(2));
+  if (options === 'help') {
+    process.stdout.write(`${MODELS_USAGE}\n`);
+    return 0;
+  }
   const started = performance.now();
   const outDir = resolve(options.outDir);
   const vocab = readWordListFile(WORD_LIST_PATH);
@@ -93,10 +98,12 @@ async function main(): Promise<number> {
   return code;
 }
 
-main().then(
-  (code) => process.exit(code),
-  (err: unknown) => {
-    process.stderr.write(`models: ${err instanceof Error ? err.message : String(err)}\n`);
-    process.exit(1);
-  },
-);
+if (require.main === module) {
+  main().then(
+    (code) => process.exit(code),
+    (err: unknown) => {
+      process.stderr.write(`models: ${err instanceof Error ? err.message : String(err)}\n`);
+      process.exit(1);
+    },
+  );
+}

@@ -21,7 +21,7 @@ import {
 } from '@grpc/grpc-js';
 import { loadSync } from '@grpc/proto-loader';
 import { join } from 'node:path';
-import { parseArgs } from 'node:util';
+import { USAGE_EXIT_CODE, UsageError, parseCliArgs } from './cli-args';
 
 /** The demo tenant key the README's quick start uses (deploy/config/mesh.yaml). */
 export const DEMO_KEY = 'acme-demo-key';
@@ -49,26 +49,21 @@ export interface GrpcPredictOptions {
 }
 
 /** Arguments that are not a valid call; the message says which. */
-export class UsageError extends Error {}
+export { UsageError };
 
 function readFlags(argv: string[]) {
-  try {
-    return parseArgs({
-      args: argv,
-      options: {
-        task: { type: 'string' },
-        text: { type: 'string', multiple: true },
-        'text-pair': { type: 'string' },
-        key: { type: 'string' },
-        address: { type: 'string' },
-        'deadline-ms': { type: 'string' },
-        help: { type: 'boolean', short: 'h' },
-      },
-    }).values;
-  } catch (err) {
-    // parseArgs names the unknown option or the missing value.
-    throw new UsageError(err instanceof Error ? err.message : String(err));
-  }
+  return parseCliArgs({
+    args: argv,
+    options: {
+      task: { type: 'string' },
+      text: { type: 'string', multiple: true },
+      'text-pair': { type: 'string' },
+      key: { type: 'string' },
+      address: { type: 'string' },
+      'deadline-ms': { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
+    },
+  }).values;
 }
 
 /** Reads the command line (after `--`); `'help'` for --help. Throws UsageError. */
@@ -237,7 +232,7 @@ export async function main(argv: string[]): Promise<number> {
   } catch (err) {
     if (!(err instanceof UsageError)) throw err;
     console.error(`${err.message}\n${GRPC_PREDICT_USAGE}`);
-    return 2;
+    return USAGE_EXIT_CODE;
   }
   if (options === 'help') {
     console.log(GRPC_PREDICT_USAGE);

@@ -7,8 +7,9 @@
 import { createReadStream, statSync } from 'node:fs';
 import { Readable } from 'node:stream';
 import { SingleBar } from 'cli-progress';
+import { USAGE_EXIT_CODE, UsageError, parseCliArgs } from './cli-args';
 
-const USAGE =
+export const JOB_USAGE =
   'usage: npm run mesh -- job submit --task T --file F [--idempotency-key K] [--no-wait] | ' +
   'status ID | results ID [--from N] | cancel ID | list [--state S]';
 
@@ -23,9 +24,69 @@ interface JobStatus {
   etaSeconds: number | null;
 }
 
-function option(args: string[], name: string): string | undefined {
-  const i = args.indexOf(name);
-  return i >= 0 ? args[i + 1] : undefined;
+/** One command line of `mesh job`, read before anything is sent. */
+export type JobCommand =
+  | { sub: 'submit'; task: string; file: string; idempotencyKey?: string; wait: boolean }
+  | { sub: 'status' | 'cancel'; id: string }
+  | { sub: 'results'; id: string; from?: string }
+  | { sub: 'list'; state?: string };
+
+/**
+ * Reads `submit …`, `status ID`, `results ID [--from N]`, `cancel ID` or `list [--state S]`;
+ * undefined for another command, a UsageError naming what is wrong with the arguments.
+ */
+export function parseJobArgs(args: string[]): JobCommand | undefined {
+  const [sub, ...rest] = args;
+  switch (sub) {
+    case 'submit': {
+      const { values } = parseCliArgs({
+        args: rest,
+        options: {
+          task: { type: 'string' },
+          file: { type: 'string' },
+          'idempotency-key': { type: 'string' },
+          'no-wait': { type: 'boolean' },
+        },
+      });
+      if (!values.task) throw new UsageError('submit needs --task');
+      if (!values.file) throw new UsageError('submit needs --file');
+      const idempotencyKey = values['idempotency-key'];
+      return {
+        sub,
+        task: values.task,
+        file: values.file,
+        ...(idempotencyKey ? { idempotencyKey } : {}),
+        wait: !values['no-wait'],
+      };
+    }
+    case 'status':
+    case 'cancel':
+      return { sub, id: jobId(sub, parseCliArgs({ args: rest, allowPositionals: true })) };
+    case 'results': {
+      const parsed = parseCliArgs({
+        args: rest,
+        options: { from: { type: 'string' } },
+        allowPositionals: true,
+      });
+      const from = parsed.values.from;
+      return { sub, id: jobId(sub, parsed), ...(from ? { from } : {}) };
+    }
+    case 'list': {
+      const state = parseCliArgs({ args: rest, options: { state: { type: 'string' } } }).values
+        .state;
+      return { sub, ...(state ? { state } : {}) };
+    }
+    default:
+      return undefined;
+  }
+}
+
+/** The one job ID a command names. */
+function jobId(command: string, { positionals }: { positionals: string[] }): string {
+  const [id, ...extra] = positionals;
+  if (!id) throw new UsageError(`${command} needs a job ID`);
+  if (extra.length > 0) throw new UsageError(`Unexpected argument '${extra[0]}'`);
+  return id;
 }
 
 class RouterClient {
@@ -52,24 +113,34 @@ class RouterClient {
   }
 }
 
+/** `mesh job …`; resolves to the exit code (2 for a command line it cannot run). */
 export async function runJobCommand(args: string[]): Promise<number> {
-  const [sub, id] = args;
+  let command: JobCommand | undefined;
+  try {
+    command = parseJobArgs(args);
+  } catch (err) {
+    if (!(err instanceof UsageError)) throw err;
+    console.error(`${err.message}\n${JOB_USAGE}`);
+    return USAGE_EXIT_CODE;
+  }
+  if (!command) {
+    console.error(JOB_USAGE);
+    return USAGE_EXIT_CODE;
+  }
   const key = process.env.MESH_API_KEY ?? '';
   if (!key) {
     console.error('set MESH_API_KEY to your tenant key (e.g. acme-demo-key locally)');
     return 2;
   }
   const client = new RouterClient(process.env.MESH_URL ?? 'http://127.0.0.1:8080', key);
-  switch (sub) {
+  switch (command.sub) {
     case 'submit':
-      return submit(client, args);
+      return submit(client, command);
     case 'status':
-      if (!id) break;
-      console.log(JSON.stringify(await client.json('GET', `/v1/jobs/${id}`), null, 2));
+      console.log(JSON.stringify(await client.json('GET', `/v1/jobs/${command.id}`), null, 2));
       return 0;
     case 'results': {
-      if (!id) break;
-      const from = option(args, '--from');
+      const { id, from } = command;
       const res = await client.request(
         'GET',
         `/v1/jobs/${id}/results${from ? `?from=${from}` : ''}`,
@@ -84,11 +155,10 @@ export async function runJobCommand(args: string[]): Promise<number> {
       return 0;
     }
     case 'cancel':
-      if (!id) break;
-      console.log(JSON.stringify(await client.json('DELETE', `/v1/jobs/${id}`), null, 2));
+      console.log(JSON.stringify(await client.json('DELETE', `/v1/jobs/${command.id}`), null, 2));
       return 0;
     case 'list': {
-      const state = option(args, '--state');
+      const { state } = command;
       const { jobs } = await client.json<{ jobs: JobStatus[] }>(
         'GET',
         `/v1/jobs${state ? `?state=${state}` : ''}`,
@@ -98,21 +168,13 @@ export async function runJobCommand(args: string[]): Promise<number> {
       }
       return 0;
     }
-    default:
-      break;
   }
-  console.error(USAGE);
-  return 2;
 }
 
-async function submit(client: RouterClient, args: string[]): Promise<number> {
-  const task = option(args, '--task');
-  const file = option(args, '--file');
-  if (!task || !file) {
-    console.error(USAGE);
-    return 2;
-  }
-  const idem = option(args, '--idempotency-key');
+async function submit(
+  client: RouterClient,
+  { task, file, idempotencyKey: idem, wait }: Extract<JobCommand, { sub: 'submit' }>,
+): Promise<number> {
   process.stderr.write(`uploading ${file} (${statSync(file).size} bytes)\n`);
   const accepted = await client.json<{
     jobId: string;
@@ -128,7 +190,7 @@ async function submit(client: RouterClient, args: string[]): Promise<number> {
     duplex: 'half',
   });
   console.log(JSON.stringify(accepted));
-  if (args.includes('--no-wait')) return 0;
+  if (!wait) return 0;
   const final = await follow(client, accepted.jobId, accepted.total);
   process.stderr.write(
     `job ${final.id}: ${final.state}${final.reason ? ` (${final.reason})` : ''}, ` +

@@ -1,4 +1,5 @@
 import { stringify } from 'yaml';
+import { USAGE_EXIT_CODE, UsageError, parseCliArgs } from '../cli-args';
 import { KustomizeRenderer } from './kustomize.renderer';
 import { crossCheck } from './manifest.cross-checks';
 import { validateObjects } from './manifest.validator';
@@ -7,11 +8,24 @@ import { validateObjects } from './manifest.validator';
  * `npm run deploy:render -- deploy/k8s/overlays/gpu` prints the overlay's manifests (for
  * `kubectl apply -f -`) after validating them; problems go to stderr and exit 1.
  */
+export const RENDER_USAGE = 'usage: npm run deploy:render -- <kustomization dir>';
+
+/** The one kustomization directory the command takes; a UsageError otherwise. */
+export function parseRenderArgs(argv: string[]): string {
+  const [dir, ...extra] = parseCliArgs({ args: argv, allowPositionals: true }).positionals;
+  if (!dir) throw new UsageError('a kustomization directory is required');
+  if (extra.length > 0) throw new UsageError(`Unexpected argument '${extra[0]}'`);
+  return dir;
+}
+
 function main(): void {
-  const dir = process.argv[2];
-  if (!dir) {
-    process.stderr.write('usage: npm run deploy:render -- <kustomization dir>\n');
-    process.exit(2);
+  let dir: string;
+  try {
+    dir = parseRenderArgs(process.argv.slice(2));
+  } catch (err) {
+    if (!(err instanceof UsageError)) throw err;
+    process.stderr.write(`${err.message}\n${RENDER_USAGE}\n`);
+    process.exit(USAGE_EXIT_CODE);
   }
   const objects = new KustomizeRenderer().render(dir);
   const problems = [
@@ -25,4 +39,4 @@ function main(): void {
   process.stdout.write(objects.map((o) => stringify(o, { lineWidth: 0 })).join('---\n'));
 }
 
-main();
+if (require.main === module) main();

@@ -1,7 +1,7 @@
 import { resolve } from 'node:path';
-import { parseArgs } from 'node:util';
 import { PipelineRegistry, type PipelineDefinition } from '@mesh/preprocessing';
 import { z } from 'zod';
+import { UsageError, parseCliArgs } from '../cli-args';
 import { addModelVersion, type ModelAddOptions } from './model-add.service';
 import { ModelCliError } from './model-cli.errors';
 import { formatAddResult, formatCheckReports } from './model-cli.summary';
@@ -75,13 +75,10 @@ function parseFlags<S extends z.ZodTypeAny>(args: string[], schema: S): z.output
   let values: Record<string, unknown>;
   try {
     const options = Object.fromEntries(STRING_FLAGS.map((f) => [f, { type: 'string' as const }]));
-    values = parseArgs({
-      args,
-      options: { ...options, force: { type: 'boolean' } },
-      strict: true,
-    }).values;
+    values = parseCliArgs({ args, options: { ...options, force: { type: 'boolean' } } }).values;
   } catch (err: unknown) {
-    throw new ModelCliError('USAGE', `${(err as Error).message}\n${MODEL_USAGE}`);
+    if (!(err instanceof UsageError)) throw err;
+    throw new ModelCliError('USAGE', `${err.message}\n${MODEL_USAGE}`);
   }
   const result = schema.safeParse(values);
   if (!result.success) {

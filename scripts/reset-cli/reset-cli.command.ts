@@ -12,7 +12,6 @@
  */
 import { realpathSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { parseArgs } from 'node:util';
 import {
   closeRedis,
   createRedis,
@@ -27,6 +26,7 @@ import {
 } from '@mesh/config';
 import { RoutingTableRepository } from '@mesh/routing';
 import { z } from 'zod';
+import { USAGE_EXIT_CODE, UsageError, parseCliArgs } from '../cli-args';
 import { applyReset, describePlan, describeResult, planReset } from './mesh-reset';
 
 export const RESET_USAGE = 'usage: npm run mesh -- reset [--yes] [--prefix <key prefix>]';
@@ -119,15 +119,14 @@ export async function runResetCommand(args: string[], io: ResetCommandIo = {}): 
   const printError = io.printError ?? console.error;
   let flags: { yes?: boolean; prefix?: string };
   try {
-    flags = parseArgs({
+    flags = parseCliArgs({
       args,
       options: { yes: { type: 'boolean' }, prefix: { type: 'string' } },
-      strict: true,
-      allowPositionals: false,
     }).values;
   } catch (err: unknown) {
-    printError(`${(err as Error).message}\n${RESET_USAGE}`);
-    return 2;
+    if (!(err instanceof UsageError)) throw err;
+    printError(`${err.message}\n${RESET_USAGE}`);
+    return USAGE_EXIT_CODE;
   }
   const config = loadConfig(
     'mesh',
@@ -141,7 +140,7 @@ export async function runResetCommand(args: string[], io: ResetCommandIo = {}): 
     const parsed = keyPrefix.safeParse(flags.prefix);
     if (!parsed.success) {
       printError(`--prefix ${parsed.error.issues[0]?.message ?? 'is not valid'}\n${RESET_USAGE}`);
-      return 2;
+      return USAGE_EXIT_CODE;
     }
     prefix = parsed.data;
   }

@@ -1,4 +1,5 @@
 import { OPERATOR_COMMANDS } from '@mesh/rollout-contract';
+import { UsageError } from '../cli-args';
 import { ROLLOUT_USAGE, rolloutCommand, statusOptions } from './rollout-cli.command';
 
 describe('rollout CLI commands', () => {
@@ -64,15 +65,29 @@ describe('rollout CLI commands', () => {
     expect(ROLLOUT_USAGE).toContain('undo ID [--force]');
   });
 
-  it('refuses undo without an id or with an unknown option', async () => {
-    await expect(rolloutCommand(['undo'])).resolves.toBe(2);
-    await expect(rolloutCommand(['undo', 'ro-1', '--hard'])).resolves.toBe(2);
+  const refused: [string[], string][] = [
+    [['undo'], 'undo needs a rollout ID'],
+    [['undo', 'ro-1', '--hard'], "Unknown option '--hard'"],
+    [['pause'], 'pause needs a rollout ID'],
+    [['abort', 'ro-1', 'ro-2'], "Unexpected argument 'ro-2'"],
+    [['promote', 'ro-1', '--now'], "Unknown option '--now'"],
+    [['create'], 'create needs -f plan.yaml'],
+    [['create', '-f'], "Option '-f, --file <value>' argument missing"],
+    [
+      ['create', 'plan.yaml'],
+      "Unexpected argument 'plan.yaml'. This command does not take positional arguments",
+    ],
+    [['list', '--all'], "Unknown option '--all'"],
+  ];
+  it.each(refused)('refuses %j naming the problem, with the usage (exit 2)', async (args, why) => {
+    await expect(rolloutCommand(args)).resolves.toBe(2);
+    expect(console.error).toHaveBeenCalledWith(`${why}\n${ROLLOUT_USAGE}`);
     expect(calls).toEqual([]);
   });
 
-  it('refuses an unknown command, or a command without an id, with the usage', async () => {
+  it('refuses an unknown command with the usage', async () => {
     await expect(rolloutCommand(['restart', 'ro-1'])).resolves.toBe(2);
-    await expect(rolloutCommand(['pause'])).resolves.toBe(2);
+    expect(console.error).toHaveBeenCalledWith(ROLLOUT_USAGE);
     expect(calls).toEqual([]);
   });
 });
@@ -121,6 +136,7 @@ describe('rollout status --watch', () => {
   let gets: number;
   let lines: string[];
   let sleeps: number[];
+  let errors: string[];
   const sleep = async (ms: number) => {
     sleeps.push(ms);
   };
@@ -133,13 +149,14 @@ describe('rollout status --watch', () => {
     gets = 0;
     lines = [];
     sleeps = [];
+    errors = [];
     delete process.env.COORDINATOR_URL;
     jest.spyOn(globalThis, 'fetch').mockImplementation(async () => {
       const next = answers[Math.min(gets, answers.length - 1)]!;
       gets += 1;
       return next();
     });
-    jest.spyOn(console, 'error').mockImplementation(() => undefined);
+    jest.spyOn(console, 'error').mockImplementation((line: string) => void errors.push(line));
   });
 
   afterEach(() => jest.restoreAllMocks());
@@ -225,19 +242,27 @@ describe('rollout status --watch', () => {
     expect(statusOptions(args)).toEqual(expected);
   });
 
-  const refused: [string[]][] = [
-    [[]],
-    [['--watch']],
-    [['ro-1', 'ro-2']],
-    [['ro-1', '--interval', '1']],
-    [['ro-1', '--watch', '--interval', 'soon']],
-    [['ro-1', '--watch', '--interval', '0']],
-    [['ro-1', '--follow']],
+  const refused: [string[], string][] = [
+    [[], 'status needs a rollout ID'],
+    [['--watch'], 'status needs a rollout ID'],
+    [['ro-1', 'ro-2'], "Unexpected argument 'ro-2'"],
+    [['ro-1', '--interval', '1'], '--interval goes with --watch'],
+    [
+      ['ro-1', '--watch', '--interval', 'soon'],
+      '--interval must be a positive number of seconds (got "soon")',
+    ],
+    [
+      ['ro-1', '--watch', '--interval', '0'],
+      '--interval must be a positive number of seconds (got "0")',
+    ],
+    [['ro-1', '--follow'], "Unknown option '--follow'"],
+    [['ro-1', '--watch', '--interval'], "Option '--interval <value>' argument missing"],
   ];
-  it.each(refused)('refuses status options %j', async (args) => {
-    expect(statusOptions(args)).toBeUndefined();
+  it.each(refused)('refuses status options %j, naming the problem (exit 2)', async (args, why) => {
+    expect(() => statusOptions(args)).toThrow(new UsageError(why));
     answers = [json(view('canary', 3, [50, 50]))];
     await expect(rolloutCommand(['status', ...args], () => undefined, sleep)).resolves.toBe(2);
+    expect(errors).toEqual([`${why}\n${ROLLOUT_USAGE}`]);
     expect(gets).toBe(0);
   });
 });

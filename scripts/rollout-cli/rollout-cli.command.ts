@@ -10,7 +10,6 @@
  * Uses COORDINATOR_URL (default http://127.0.0.1:8090) and ADMIN_API_KEY.
  */
 import { readFileSync } from 'node:fs';
-import { parseArgs } from 'node:util';
 import {
   OPERATOR_COMMANDS,
   isOperatorCommand,
@@ -20,6 +19,7 @@ import {
 } from '@mesh/rollout-contract';
 import { parse as parseYaml } from 'yaml';
 import { ERROR_TABLE, isErrorCode, type ErrorBody } from '@mesh/errors';
+import { USAGE_EXIT_CODE, UsageError, parseCliArgs } from '../cli-args';
 
 export const ROLLOUT_USAGE = `usage: npm run mesh -- rollout create -f plan.yaml | list | status ID [--watch [--interval SECONDS]] | ${OPERATOR_COMMANDS.map((c) => (c === 'undo' ? 'undo ID [--force]' : `${c} ID`)).join(' | ')}`;
 
@@ -36,13 +36,23 @@ const sleepFor: Sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms)
 /**
  * Runs one rollout command; returns the exit code. `status --watch` ends when the rollout is
  * in a terminal state: 0 when it completed, 1 when it ended otherwise (rolled back, aborted,
- * failed).
+ * failed). A command line it cannot run prints why and the usage, exit 2.
  */
 export async function rolloutCommand(
   args: string[],
   print: Print = console.log,
   sleep: Sleep = sleepFor,
 ): Promise<number> {
+  try {
+    return await run(args, print, sleep);
+  } catch (err) {
+    if (!(err instanceof UsageError)) throw err;
+    console.error(`${err.message}\n${ROLLOUT_USAGE}`);
+    return USAGE_EXIT_CODE;
+  }
+}
+
+async function run(args: string[], print: Print, sleep: Sleep): Promise<number> {
   const [sub, ...rest] = args;
   const base = (process.env.COORDINATOR_URL ?? 'http://127.0.0.1:8090').replace(/\/$/, '');
   const key = process.env.ADMIN_API_KEY ?? '';
@@ -66,33 +76,30 @@ export async function rolloutCommand(
   };
   if (sub === 'undo') {
     const options = undoOptions(rest);
-    if (options) {
-      const query = options.force ? '?force=true' : '';
-      const r = (await call(
-        'POST',
-        `/v1/rollouts/${encodeURIComponent(options.id)}/undo${query}`,
-      )) as RolloutView;
-      print(`${r.id} ${r.state} (undo of ${options.id}: back to ${weightList(r.finalWeights)})`);
-      return 0;
-    }
-  } else if (isOperatorCommand(sub) && rest[0]) {
+    const query = options.force ? '?force=true' : '';
     const r = (await call(
       'POST',
-      `/v1/rollouts/${encodeURIComponent(rest[0])}/${sub}`,
+      `/v1/rollouts/${encodeURIComponent(options.id)}/undo${query}`,
     )) as RolloutView;
+    print(`${r.id} ${r.state} (undo of ${options.id}: back to ${weightList(r.finalWeights)})`);
+    return 0;
+  }
+  if (isOperatorCommand(sub)) {
+    const id = rolloutId(sub, parseCliArgs({ args: rest, allowPositionals: true }).positionals);
+    const r = (await call('POST', `/v1/rollouts/${encodeURIComponent(id)}/${sub}`)) as RolloutView;
     print(`${r.id} ${r.state} (${sub} queued)`);
     return 0;
   }
   switch (sub) {
     case 'create': {
-      const file = rest[0] === '-f' ? rest[1] : undefined;
-      if (!file) break;
+      const file = createFile(rest);
       const plan = parseYaml(readFileSync(file, 'utf8')) as unknown;
       const view = (await call('POST', '/v1/rollouts', plan)) as RolloutView;
       print(`${view.id} ${view.state}`);
       return 0;
     }
     case 'list': {
+      parseCliArgs({ args: rest });
       const { rollouts } = (await call('GET', '/v1/rollouts')) as { rollouts: RolloutView[] };
       print(
         table(
@@ -113,7 +120,6 @@ export async function rolloutCommand(
     }
     case 'status': {
       const options = statusOptions(rest);
-      if (!options) break;
       const get = async () =>
         (await call('GET', `/v1/rollouts/${encodeURIComponent(options.id)}`)) as RolloutView;
       const r = await get();
@@ -128,19 +134,29 @@ export async function rolloutCommand(
   return 2;
 }
 
-/** `undo ID [--force]`; undefined when the arguments are not that. */
-export function undoOptions(args: string[]): { id: string; force: boolean } | undefined {
-  try {
-    const { values, positionals } = parseArgs({
-      args,
-      options: { force: { type: 'boolean' } },
-      allowPositionals: true,
-    });
-    const [id, ...extra] = positionals;
-    return id && extra.length === 0 ? { id, force: values.force ?? false } : undefined;
-  } catch {
-    return undefined; // an unknown option
-  }
+/** The one rollout ID a command names; a UsageError without it or with more. */
+function rolloutId(command: string, positionals: string[]): string {
+  const [id, ...extra] = positionals;
+  if (!id) throw new UsageError(`${command} needs a rollout ID`);
+  if (extra.length > 0) throw new UsageError(`Unexpected argument '${extra[0]}'`);
+  return id;
+}
+
+/** `create -f plan.yaml`: the plan file. Throws a UsageError naming what is wrong. */
+export function createFile(args: string[]): string {
+  const { values } = parseCliArgs({ args, options: { file: { type: 'string', short: 'f' } } });
+  if (!values.file) throw new UsageError('create needs -f plan.yaml');
+  return values.file;
+}
+
+/** `undo ID [--force]`. Throws a UsageError naming what is wrong. */
+export function undoOptions(args: string[]): { id: string; force: boolean } {
+  const { values, positionals } = parseCliArgs({
+    args,
+    options: { force: { type: 'boolean' } },
+    allowPositionals: true,
+  });
+  return { id: rolloutId('undo', positionals), force: values.force ?? false };
 }
 
 interface StatusOptions {
@@ -149,28 +165,21 @@ interface StatusOptions {
   intervalMs: number;
 }
 
-/** `status ID [--watch] [--interval SECONDS]`; undefined when the arguments are not that. */
-export function statusOptions(args: string[]): StatusOptions | undefined {
-  const parsed = parseStatusArgs(args);
-  if (!parsed) return undefined;
-  const [id, ...extra] = parsed.positionals;
-  const { watch = false, interval } = parsed.values;
+/** `status ID [--watch] [--interval SECONDS]`. Throws a UsageError naming what is wrong. */
+export function statusOptions(args: string[]): StatusOptions {
+  const { values, positionals } = parseCliArgs({
+    args,
+    options: { watch: { type: 'boolean', short: 'w' }, interval: { type: 'string' } },
+    allowPositionals: true,
+  });
+  const id = rolloutId('status', positionals);
+  const { watch = false, interval } = values;
   const seconds = interval === undefined ? WATCH_INTERVAL_SECONDS : Number(interval);
-  if (!id || extra.length > 0 || !Number.isFinite(seconds) || seconds <= 0) return undefined;
-  if (interval !== undefined && !watch) return undefined;
-  return { id, watch, intervalMs: Math.round(seconds * 1000) };
-}
-
-function parseStatusArgs(args: string[]) {
-  try {
-    return parseArgs({
-      args,
-      options: { watch: { type: 'boolean', short: 'w' }, interval: { type: 'string' } },
-      allowPositionals: true,
-    });
-  } catch {
-    return undefined; // an unknown option, or --interval without a value
+  if (!Number.isFinite(seconds) || seconds <= 0) {
+    throw new UsageError(`--interval must be a positive number of seconds (got "${interval}")`);
   }
+  if (interval !== undefined && !watch) throw new UsageError('--interval goes with --watch');
+  return { id, watch, intervalMs: Math.round(seconds * 1000) };
 }
 
 function printStatus(r: RolloutView, print: Print): void {

@@ -6,6 +6,7 @@
  *   node --expose-gc -r tsx/cjs memory-churn.runner.ts <repository> <model> <versions> <cycles>
  */
 import { readFileSync } from 'node:fs';
+import { parseArgs } from 'node:util';
 import pino from 'pino';
 import { Registry } from 'prom-client';
 import { HostMetrics } from '../core/host.metrics';
@@ -104,8 +105,21 @@ export async function churn(
   };
 }
 
+/** The positionals; an option (it takes none) is refused with exit 2 before anything loads. */
+function readArgs(): string[] {
+  try {
+    return parseArgs({ allowPositionals: true, strict: true }).positionals;
+  } catch (err) {
+    const message = (err as { message?: string }).message ?? String(err);
+    process.stderr.write(
+      `${message}\nusage: memory-churn.runner.ts <repository> <model> <versions> <cycles>\n`,
+    );
+    process.exit(2);
+  }
+}
+
 if (require.main === module) {
-  const [root = '', model = '', versions = '1', cycles = '8'] = process.argv.slice(2);
+  const [root = '', model = '', versions = '1', cycles = '8'] = readArgs();
   churn(root, model, Number(versions), Number(cycles)).then(
     (report) => process.stdout.write(`${JSON.stringify(report)}\n`),
     (err: unknown) => {

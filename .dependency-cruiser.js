@@ -10,6 +10,21 @@ module.exports = {
       to: { path: '^apps/' },
     },
     {
+      name: 'no-script-to-app',
+      comment:
+        'scripts and benches compose libs; an app is a process they start, never a module they import ' +
+        "(an app's env surface is read from @mesh/app-config, the signature check from " +
+        "@mesh/model-repository). One edge is allowed until the model host's version building has a " +
+        "lib of its own: `mesh model add` measures a version's memory by building it with the " +
+        "host's own builder (sessions, batcher, warm-up), so the number is what a host would count",
+      severity: 'error',
+      from: {
+        path: '^(scripts|bench)/',
+        pathNot: '^scripts/model-cli/version-footprint\\.meter\\.ts$',
+      },
+      to: { path: '^apps/' },
+    },
+    {
       name: 'no-app-to-app',
       severity: 'error',
       from: { path: '^apps/([^/]+)/' },

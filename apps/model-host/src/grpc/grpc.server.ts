@@ -3,13 +3,14 @@ import { loadInferencePackage, refuseUndecodableRequests } from '@mesh/kserve';
 import type { Logger } from 'pino';
 import type { HostAccessLog } from '../core/host-access.log';
 import type { ModelHostService } from '../core/model-host.service';
-import { healthHandlers } from './health.servicer';
+import { HostHealth } from './health.servicer';
 import { InferenceServicer } from './inference.servicer';
 
 /** The KServe v2 gRPC listener (raw grpc-js: no framework between the socket and the servicer). */
 export class GrpcServer {
   private readonly server: grpc.Server;
   private readonly inference: InferenceServicer;
+  private readonly health: HostHealth;
 
   constructor(
     host: ModelHostService,
@@ -26,7 +27,8 @@ export class GrpcServer {
     const pkg = loadInferencePackage();
     this.inference = new InferenceServicer(host, logger, access);
     this.server.addService(pkg.inferenceService, this.inference.handlers());
-    this.server.addService(pkg.healthService, healthHandlers(host));
+    this.health = new HostHealth(host);
+    this.health.addToServer(this.server);
   }
 
   /** Binds host:port (0 = any free port) and returns the bound port; plaintext by default. */
@@ -37,14 +39,18 @@ export class GrpcServer {
   ): Promise<number> {
     const address = host.includes(':') ? `[${host}]:${port}` : `${host}:${port}`;
     return new Promise((resolve, reject) => {
-      this.server.bindAsync(address, credentials, (err, bound) =>
-        err ? reject(err) : resolve(bound),
-      );
+      this.server.bindAsync(address, credentials, (err, bound) => {
+        if (err) return reject(err);
+        this.health.listening();
+        resolve(bound);
+      });
     });
   }
 
   /** Stops accepting calls and waits (up to `deadlineMs`) for running ones. */
   close(deadlineMs: number): Promise<void> {
+    // Health checkers and watchers hear NOT_SERVING before the running calls drain.
+    this.health.draining();
     return new Promise((resolve) => {
       const timer = setTimeout(() => {
         this.server.forceShutdown();

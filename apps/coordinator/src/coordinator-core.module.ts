@@ -22,10 +22,10 @@ import {
   KSERVE_CLIENTS,
   REDIS_CLIENT,
 } from './coordinator.tokens';
-import { KServeBackendFleet } from './fleet/kserve-backend.fleet';
-import { RedisDesiredVersions } from './fleet/redis.desired-versions';
-import { RepositoryModelCatalog } from './fleet/repository-model.catalog';
-import { RoutingRouteStore } from './fleet/routing.route-store';
+import { KServeBackendFleet } from './rollout/adapters/kserve-backend.fleet';
+import { RedisDesiredVersions } from './rollout/adapters/redis.desired-versions';
+import { RepositoryModelCatalog } from './rollout/adapters/repository-model.catalog';
+import { RoutingRouteStore } from './rollout/adapters/routing.route-store';
 import { LeaderLease } from './leader/leader-lease';
 import type { Clock } from './rollout/rollout.ports';
 import { RolloutRepository } from './rollout/rollout.repository';

@@ -14,8 +14,8 @@ import {
 } from '@mesh/signals';
 import { AdminAuthenticator } from '@mesh/tenancy';
 import { createHttpApp, createLogger } from '@mesh/telemetry';
-import { RepositoryModelCatalog } from '../fleet/repository-model.catalog';
-import { RoutingRouteStore } from '../fleet/routing.route-store';
+import { RepositoryModelCatalog } from '../rollout/adapters/repository-model.catalog';
+import { RoutingRouteStore } from '../rollout/adapters/routing.route-store';
 import { CoordinatorErrorFilter } from '../http/coordinator-error.filter';
 import { RolloutPlanValidator } from '../rollout/rollout-plan.validator';
 import { RolloutUndoPlanner } from '../rollout/rollout-undo';

@@ -1,8 +1,8 @@
 import { Module } from '@nestjs/common';
 import { AdminKeyGuard } from '@mesh/telemetry';
 import { CLOCK } from '../coordinator.tokens';
-import { RepositoryModelCatalog } from '../fleet/repository-model.catalog';
-import { RoutingRouteStore } from '../fleet/routing.route-store';
+import { RepositoryModelCatalog } from '../rollout/adapters/repository-model.catalog';
+import { RoutingRouteStore } from '../rollout/adapters/routing.route-store';
 import { PlacementModule } from '../placement/placement.module';
 import { VersionSizeCheck } from '../placement/version-size.check';
 import { RolloutPlanValidator } from '../rollout/rollout-plan.validator';

@@ -7,7 +7,7 @@
 import { closeRedis, createRedis, type RedisClient } from '@mesh/config';
 import { FencedWriteError, RoutingTableRepository, routingKeys } from '@mesh/routing';
 import { RedisClusterHarness } from '../../../../test/support/redis-servers';
-import { RedisDesiredVersions } from '../fleet/redis.desired-versions';
+import { RedisDesiredVersions } from '../rollout/adapters/redis.desired-versions';
 import { RolloutRepository } from '../rollout/rollout.repository';
 import { rolloutRecord } from '../testing/rollout-fixtures';
 import { LeaderLease } from './leader-lease';

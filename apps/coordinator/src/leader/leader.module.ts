@@ -14,7 +14,7 @@ import {
   PLACEMENT_SUBSCRIBER,
   ROLLOUT_PORTS,
 } from '../coordinator.tokens';
-import { FleetModule } from '../fleet/fleet.module';
+import { FleetModule } from '../rollout/adapters/fleet.module';
 import { CoordinatorMetrics } from '../metrics/coordinator.metrics';
 import { PlacementModule } from '../placement/placement.module';
 import { PlacementTrigger } from '../placement/placement.trigger';

@@ -1,6 +1,6 @@
 import { versionKey, type BackendLedger, type PendingDemand } from '@mesh/placement';
 import type { Route } from '@mesh/routing';
-import type { BackendSurvey } from '../fleet/kserve-backend.fleet';
+import type { BackendSurvey } from '../rollout/adapters/kserve-backend.fleet';
 import { incomingVersions } from '../rollout/rollout-weights';
 import type {
   PlacementSnapshot,

@@ -1,7 +1,7 @@
 import type { PendingDemand } from '@mesh/placement';
 import type { Route } from '@mesh/routing';
 import type { RouterHeartbeat, VersionRequests } from '@mesh/signals';
-import type { BackendSurvey } from '../fleet/kserve-backend.fleet';
+import type { BackendSurvey } from '../rollout/adapters/kserve-backend.fleet';
 import type { BackendReadiness } from '../rollout/rollout.ports';
 import type { RolloutRecord } from '../rollout/rollout.types';
 

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { closeRedis, createRedis, type RedisClient } from '@mesh/config';
 import pino from 'pino';
 import { RoutingTableRepository, routingKeys } from '@mesh/routing';
-import { RoutingRouteStore } from '../fleet/routing.route-store';
+import { RoutingRouteStore } from './adapters/routing.route-store';
 import { LeaderLease } from '../leader/leader-lease';
 import { FakeClock, FakeMesh, signals } from '../testing/fake-mesh';
 import {

@@ -3,7 +3,7 @@ import { closeRedis, createRedis, type RedisClient } from '@mesh/config';
 import { RoutingTableRepository, routingKeys } from '@mesh/routing';
 import { tracingEnabled } from '@mesh/telemetry';
 import pino from 'pino';
-import { RoutingRouteStore } from '../fleet/routing.route-store';
+import { RoutingRouteStore } from './adapters/routing.route-store';
 import { LeaderLease } from '../leader/leader-lease';
 import { FakeClock, signals } from '../testing/fake-mesh';
 import {

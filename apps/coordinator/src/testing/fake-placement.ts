@@ -3,7 +3,7 @@ import { PlacementDemand, versionKey } from '@mesh/placement';
 import type { Route } from '@mesh/routing';
 import type { RouterHeartbeat, VersionRequests } from '@mesh/signals';
 import pino from 'pino';
-import type { BackendSurvey } from '../fleet/kserve-backend.fleet';
+import type { BackendSurvey } from '../rollout/adapters/kserve-backend.fleet';
 import { PlacementPolicy } from '../placement/placement-policy';
 import { PlacementSnapshotReader } from '../placement/placement-snapshot.reader';
 import { PlacementMetrics } from '../placement/placement.metrics';

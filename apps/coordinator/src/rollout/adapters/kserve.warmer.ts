@@ -1,5 +1,5 @@
 import { buildInferRequest, type KServeClient } from '@mesh/kserve';
-import type { Warmer } from '../rollout/rollout.ports';
+import type { Warmer } from '../rollout.ports';
 import type { RepositoryModelCatalog } from './repository-model.catalog';
 
 /** Warm-up inferences sent straight to every backend, encoded by the version's own pipeline. */

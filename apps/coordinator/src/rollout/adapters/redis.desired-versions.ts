@@ -1,6 +1,6 @@
 import type { RedisClient } from '@mesh/config';
 import { RolloutKeys } from '@mesh/rollout-contract';
-import type { DesiredVersions } from '../rollout/rollout.ports';
+import type { DesiredVersions } from '../rollout.ports';
 
 /** model → versions every backend should serve, as the last rollout decided (Redis hash). */
 export class RedisDesiredVersions implements DesiredVersions {

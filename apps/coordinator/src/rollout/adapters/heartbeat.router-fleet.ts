@@ -1,5 +1,5 @@
 import type { RouterHeartbeat } from '@mesh/signals';
-import type { DrainStatus, RouterFleet, RoutingVerdict } from '../rollout/rollout.ports';
+import type { DrainStatus, RouterFleet, RoutingVerdict } from '../rollout.ports';
 
 /** The live (unexpired) heartbeats of every router (RouterHeartbeatRepository). */
 export interface HeartbeatSource {

@@ -6,7 +6,7 @@ import {
   type ShadowConfig,
   type VersionWeight,
 } from '@mesh/routing';
-import type { RouteChange, RouteSnapshot, RouteStore } from '../rollout/rollout.ports';
+import type { RouteChange, RouteSnapshot, RouteStore } from '../rollout.ports';
 
 /** Audit entries looked at for changes since an epoch (the audit keeps 10 000 by default). */
 const AUDIT_LOOKBACK = 1000;

@@ -4,7 +4,7 @@ import { startRemoteChildSpan, traceparentOf, tracingEnabled } from '@mesh/telem
 import {
   childrenOf,
   InMemoryTracing,
-} from '../../../../libs/telemetry/src/testing/in-memory-tracing';
+} from '../../../../../libs/telemetry/src/testing/in-memory-tracing';
 import { KServeBackendFleet } from './kserve-backend.fleet';
 import { KServeWarmer } from './kserve.warmer';
 import type { RepositoryModelCatalog } from './repository-model.catalog';

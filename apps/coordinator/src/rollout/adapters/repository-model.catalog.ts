@@ -9,7 +9,7 @@ import {
   type ModelEntry,
 } from '@mesh/model-repository';
 import { PreprocessingService, type ModelVersionPreprocessor } from '@mesh/preprocessing';
-import type { ModelCatalog } from '../rollout/rollout.ports';
+import type { ModelCatalog } from '../rollout.ports';
 
 /**
  * The model repository as the coordinator sees it: which versions exist, whether their

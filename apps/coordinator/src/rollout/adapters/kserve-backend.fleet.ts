@@ -2,7 +2,7 @@ import { BackendError, type KServeClient } from '@mesh/kserve';
 import { memoryParameterKey, parseMemoryMb } from '@mesh/model-repository';
 import { budgetFromExtensions } from '@mesh/placement';
 import { endSpan, SpanKind, startChildSpan, traceparentOf, type Span } from '@mesh/telemetry';
-import type { BackendFleet, BackendReadiness } from '../rollout/rollout.ports';
+import type { BackendFleet, BackendReadiness } from '../rollout.ports';
 import type { RepositoryModelCatalog } from './repository-model.catalog';
 
 /** One backend as a placement pass finds it. */

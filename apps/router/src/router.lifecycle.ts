@@ -8,7 +8,7 @@ import {
 } from '@mesh/routing';
 import type { TrafficSignalRecorder } from '@mesh/signals';
 import type { Logger } from 'pino';
-import type { HeartbeatPublisher } from './core/heartbeat.publisher';
+import type { HeartbeatPublisher } from './signals/heartbeat.publisher';
 import type { RouterConfig } from './router.config';
 
 /** What the router shares with rollouts and dashboards through Redis. */

@@ -12,8 +12,8 @@ import {
 import type { Logger } from 'pino';
 import { AdminModule } from './admin/admin.module';
 import { PredictModule } from './core/predict.module';
-import { RoutingTableModule } from './core/routing-table.module';
-import { SignalsModule } from './core/signals.module';
+import { RoutingTableModule } from './catalog/routing-table.module';
+import { SignalsModule } from './signals/signals.module';
 import { JobsModule } from './jobs/jobs.module';
 import type { RouterConfig } from './router.config';
 import { RouterCoreModule } from './router-core.module';

@@ -7,7 +7,7 @@ import {
 } from '@mesh/routing';
 import { ERROR_TABLE } from '@mesh/errors';
 import type { Logger } from 'pino';
-import type { RouteSelector } from '../core/route.selector';
+import type { RouteSelector } from '../catalog/route.selector';
 import { AdminService } from './admin.service';
 import type { RouteEditChecker } from './route-edit.checker';
 

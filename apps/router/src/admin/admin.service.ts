@@ -10,7 +10,7 @@ import {
   type Tenant,
 } from '@mesh/routing';
 import type { Logger } from 'pino';
-import type { RouteSelector } from '../core/route.selector';
+import type { RouteSelector } from '../catalog/route.selector';
 import type { RouteEditChecker } from './route-edit.checker';
 
 export interface RouteStatus extends Route {

@@ -1,6 +1,6 @@
 import type { KServeBackends, VersionCatalog } from '@mesh/inference';
 import type { Route, RouteEditValidator, RouteProblem } from '@mesh/routing';
-import type { RouteSelector } from '../core/route.selector';
+import type { RouteSelector } from '../catalog/route.selector';
 
 /**
  * What the admin API checks before writing a route: the repository-level checks shared with

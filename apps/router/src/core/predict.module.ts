@@ -14,19 +14,19 @@ import { PredictorGrpcController } from '../grpc/predictor.grpc.controller';
 import { PredictController } from '../http/predict.controller';
 import { batchBound, type RouterConfig } from '../router.config';
 import { LOGGER, PLACEMENT_SUBSCRIBER, REDIS, ROUTER_CONFIG } from '../router.tokens';
-import { AdmissionService } from './admission.service';
+import { AdmissionService } from '../tenancy/admission.service';
 import { CoalescedInference } from './coalesced.inference';
 import { ColdStartListener } from './cold-start.listener';
 import { ColdStartWaiter } from './cold-start.waiter';
 import { PredictService } from './predict.service';
 import { ResponseCacheRegistry } from './response-cache.registry';
-import { RouteSelector } from './route.selector';
-import { RoutingTableModule } from './routing-table.module';
+import { RouteSelector } from '../catalog/route.selector';
+import { RoutingTableModule } from '../catalog/routing-table.module';
 import { RouterMetrics } from './router.metrics';
 import { ShadowMirror } from './shadow.mirror';
-import { SignalsModule } from './signals.module';
-import { TasksService } from './tasks.service';
-import { VersionTraffic } from './version.traffic';
+import { SignalsModule } from '../signals/signals.module';
+import { TasksService } from '../catalog/tasks.service';
+import { VersionTraffic } from '../signals/version.traffic';
 
 const DEFAULT_CACHE_ENTRIES = 10_000;
 /** Discovery while a cold version is awaited: faster than the usual round, never slower. */

@@ -22,14 +22,14 @@ import type {
   VersionCatalog,
 } from '@mesh/inference';
 import { BatchTooLargeError, ModelLoadingError } from '../errors/router.errors';
-import { AdmissionService } from './admission.service';
+import { AdmissionService } from '../tenancy/admission.service';
 import type { CallContext } from './predict.commands';
 import { PredictService } from './predict.service';
 import { ResponseCacheRegistry } from './response-cache.registry';
-import { RouteSelector } from './route.selector';
+import { RouteSelector } from '../catalog/route.selector';
 import { RouterMetrics } from './router.metrics';
 import { ShadowMirror } from './shadow.mirror';
-import { VersionTraffic } from './version.traffic';
+import { VersionTraffic } from '../signals/version.traffic';
 
 const tenant: Tenant = {
   name: 'acme',

@@ -5,7 +5,7 @@ import type { InferenceGateway, ServableVersion } from '@mesh/inference';
 import { VersionNotResidentError } from '@mesh/kserve';
 import { describeError } from '../errors/error-view';
 import { BatchTooLargeError } from '../errors/router.errors';
-import { AdmissionService } from './admission.service';
+import { AdmissionService } from '../tenancy/admission.service';
 import { ChunkedInference } from './chunked.inference';
 import type { CoalescedInference } from './coalesced.inference';
 import type { ColdStartWaiter } from './cold-start.waiter';
@@ -20,8 +20,8 @@ import type {
   TokenizeOutcome,
 } from './predict.commands';
 import { ResponseCacheRegistry } from './response-cache.registry';
-import type { SelectedVersion } from './route.selector';
-import type { RouteSelector } from './route.selector';
+import type { SelectedVersion } from '../catalog/route.selector';
+import type { RouteSelector } from '../catalog/route.selector';
 import type { RouterMetrics } from './router.metrics';
 import { recordStage } from './request.trace';
 import type { ShadowMirror } from './shadow.mirror';

@@ -1,5 +1,5 @@
 import { Counter, Histogram, type Registry } from 'prom-client';
-import type { VersionTraffic } from './version.traffic';
+import type { VersionTraffic } from '../signals/version.traffic';
 
 export type Stage = 'queue' | 'tokenize' | 'infer' | 'postprocess';
 

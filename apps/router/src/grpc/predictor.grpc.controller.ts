@@ -5,11 +5,11 @@ import type { Logger } from 'pino';
 import { callerGone } from '@mesh/kserve';
 import { traceparentOf } from '@mesh/telemetry';
 import { AccessLog } from '../core/access.log';
-import { CallerService } from '../core/caller.service';
+import { CallerService } from '../tenancy/caller.service';
 import type { CallContext, Prediction } from '../core/predict.commands';
 import { PredictService } from '../core/predict.service';
 import { RouterMetrics } from '../core/router.metrics';
-import { TasksService } from '../core/tasks.service';
+import { TasksService } from '../catalog/tasks.service';
 import { callContext } from '../http/call-context';
 import {
   parseRequest,

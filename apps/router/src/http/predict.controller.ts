@@ -1,7 +1,7 @@
 import { Body, Controller, Get, HttpCode, Post, Req } from '@nestjs/common';
 import type { Tenant } from '@mesh/routing';
 import type { FastifyRequest } from 'fastify';
-import { CallerService } from '../core/caller.service';
+import { CallerService } from '../tenancy/caller.service';
 import type {
   CallContext,
   Prediction,
@@ -9,7 +9,7 @@ import type {
   PredictResult,
 } from '../core/predict.commands';
 import { PredictService } from '../core/predict.service';
-import { TasksService } from '../core/tasks.service';
+import { TasksService } from '../catalog/tasks.service';
 import { callContext } from './call-context';
 import { parseRequest, predictBatchSchema, predictSchema, tokenizeSchema } from './request.schemas';
 import type { PredictBatchJson, PredictJson, PredictionJson } from './response.schemas';

@@ -17,7 +17,7 @@ import {
 import { parseNdjsonItems, type JobStatusView } from '@mesh/jobs';
 import { AdminKeyGuard, OpenStreamsRegistry, streamRaw } from '@mesh/telemetry';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { CallerService } from '../core/caller.service';
+import { CallerService } from '../tenancy/caller.service';
 import { RequestValidationError } from '../errors/router.errors';
 import { callContext } from '../http/call-context';
 import { parseRequest } from '../http/request.schemas';

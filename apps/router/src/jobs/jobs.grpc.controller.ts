@@ -14,7 +14,7 @@ import {
   type JobStatusView,
 } from '@mesh/jobs';
 import { from, type Observable } from 'rxjs';
-import { CallerService } from '../core/caller.service';
+import { CallerService } from '../tenancy/caller.service';
 import { RequestValidationError } from '../errors/router.errors';
 import { GrpcErrorFilter, toGrpcError } from '../grpc/grpc-error.filter';
 import { LOGGER } from '../router.tokens';

@@ -12,8 +12,8 @@ import {
 } from '@mesh/jobs';
 import { RoutingTableCache } from '@mesh/routing';
 import { OpenStreamsRegistry } from '@mesh/telemetry';
-import { RouteSelector } from '../core/route.selector';
-import { RoutingTableModule } from '../core/routing-table.module';
+import { RouteSelector } from '../catalog/route.selector';
+import { RoutingTableModule } from '../catalog/routing-table.module';
 import { GrpcErrorFilter } from '../grpc/grpc-error.filter';
 import type { RouterConfig } from '../router.config';
 import { JOB_CHANGES_SUBSCRIBER, REDIS, ROUTER_CONFIG } from '../router.tokens';

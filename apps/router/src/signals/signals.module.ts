@@ -11,7 +11,7 @@ import type { RouterConfig } from '../router.config';
 import { RouterLifecycle } from '../router.lifecycle';
 import { LOGGER, REDIS, ROUTER_CONFIG } from '../router.tokens';
 import { HeartbeatPublisher } from './heartbeat.publisher';
-import { RoutingTableModule } from './routing-table.module';
+import { RoutingTableModule } from '../catalog/routing-table.module';
 import { VersionTraffic } from './version.traffic';
 
 const CONTEXT = [ROUTER_CONFIG, LOGGER, REDIS];

@@ -6,7 +6,7 @@ import { TenantAuthenticator } from '@mesh/tenancy';
 import type { Logger } from 'pino';
 import type { RouterConfig } from '../router.config';
 import { LOGGER, REDIS, ROUTER_CONFIG, ROUTES_SUBSCRIBER } from '../router.tokens';
-import { CallerService } from './caller.service';
+import { CallerService } from '../tenancy/caller.service';
 import { RouteSelector } from './route.selector';
 
 function routesCache(

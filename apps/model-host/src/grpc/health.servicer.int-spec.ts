@@ -26,7 +26,7 @@ async function listening(ready: boolean) {
   const client = new HealthClient(
     `127.0.0.1:${port}`,
     grpc.credentials.createInsecure(),
-  ) as HealthClient;
+  ) as unknown as HealthClient;
   const check = (service: string) =>
     new Promise<string>((resolve, reject) =>
       client.Check({ service }, (err, res) => (err ? reject(err) : resolve(res.status))),

@@ -12,15 +12,30 @@ import { join } from 'node:path';
 import { buildCorpus } from '../router/bench-corpus';
 import { ROOT } from './bench-mesh';
 import { availableParallelism, cpus, loadavg } from 'node:os';
+import { parseCliArgs } from '../../scripts/cli-args';
 import { runContention } from './contention.arm';
 import { rawCeiling } from './raw-ceiling';
 import { renderBulk } from './bulk-report';
 import { repositoryVariant } from '../router/bench-setup';
 import { runThroughput } from './throughput.arm';
 
-function arg(argv: string[], flag: string): string | undefined {
-  const i = argv.indexOf(flag);
-  return i >= 0 ? argv[i + 1] : undefined;
+/** The command line (strict: an unknown flag or a missing value is refused, naming it). */
+function readArgs(argv: string[]) {
+  return parseCliArgs({
+    args: argv,
+    options: {
+      'contention-models': { type: 'string' },
+      'dist-root': { type: 'string' },
+      instances: { type: 'string' },
+      items: { type: 'string' },
+      label: { type: 'string' },
+      models: { type: 'string' },
+      out: { type: 'string' },
+      reserve: { type: 'string' },
+      'contention-only': { type: 'boolean' },
+      quick: { type: 'boolean' },
+    },
+  }).values;
 }
 
 function log(message: string): void {
@@ -28,17 +43,17 @@ function log(message: string): void {
 }
 
 async function main(): Promise<void> {
-  const argv = process.argv.slice(2);
-  const quick = argv.includes('--quick');
-  const models = arg(argv, '--models') ?? join(ROOT, '.bench-models');
-  const out = arg(argv, '--out') ?? join(ROOT, 'docs', 'benchmarks');
+  const flags = readArgs(process.argv.slice(2));
+  const quick = flags.quick ?? false;
+  const models = flags.models ?? join(ROOT, '.bench-models');
+  const out = flags.out ?? join(ROOT, 'docs', 'benchmarks');
   const texts = buildCorpus('short', 512);
-  if (argv.includes('--contention-only')) {
-    const distRoot = arg(argv, '--dist-root') ?? ROOT;
-    const label = arg(argv, '--label') ?? 'current';
+  if (flags['contention-only'] ?? false) {
+    const distRoot = flags['dist-root'] ?? ROOT;
+    const label = flags.label ?? 'current';
     const result = await runContention({
       distRoot,
-      models: arg(argv, '--contention-models') ?? models,
+      models: flags['contention-models'] ?? models,
       prefix: `bench-bulk-${process.pid}`,
       task: 'intent',
       texts,
@@ -54,15 +69,15 @@ async function main(): Promise<void> {
     log(`wrote ${file}`);
     return;
   }
-  const items = Number(arg(argv, '--items') ?? (quick ? 20_000 : 200_000));
+  const items = Number(flags.items ?? (quick ? 20_000 : 200_000));
   const prefix = `bench-bulk-${process.pid}`;
   log(`raw ORT ceiling on intent-zh v2 (${models})`);
   const ceiling = await rawCeiling(models, 'intent-zh', 2, texts, quick ? 3 : 8);
   log(`ceiling ${ceiling.bestItemsPerSecond} items/s`);
   // The host serving bulk and online traffic together: by default two 1-thread instances, one
   // kept for online requests while they arrive (top_priority_reserved_instances).
-  const instances = Number(arg(argv, '--instances') ?? 2);
-  const reserved = arg(argv, '--reserve') ?? '1';
+  const instances = Number(flags.instances ?? 2);
+  const reserved = flags.reserve ?? '1';
   const served = repositoryVariant(
     models,
     'intent-zh',
@@ -91,7 +106,7 @@ async function main(): Promise<void> {
   }
   const contention = await runContention({
     distRoot: ROOT,
-    models: arg(argv, '--contention-models') ?? join(ROOT, 'model_repository'),
+    models: flags['contention-models'] ?? join(ROOT, 'model_repository'),
     prefix: `${prefix}-c`,
     task: 'intent',
     texts,

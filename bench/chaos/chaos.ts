@@ -18,6 +18,7 @@ import {
   sentinelScenario,
 } from './scenarios/redis-failover.scenario';
 import type { ChaosContext, ChaosScenario, ScenarioResult } from './scenario';
+import { UsageError, parseCliArgs } from '../../scripts/cli-args';
 
 /**
  * `npm run chaos [-- --quick] [-- --only id,id]`: runs the resilience scenarios one after the
@@ -52,16 +53,21 @@ interface Args {
 }
 
 function parseArgs(argv: string[]): Args {
-  const args: Args = { quick: false };
-  for (let i = 0; i < argv.length; i++) {
-    const a = argv[i]!;
-    if (a === '--quick') args.quick = true;
-    else if (a === '--only') args.only = (argv[++i] ?? '').split(',').filter(Boolean);
-    else if (a.startsWith('--only=')) args.only = a.slice(7).split(',').filter(Boolean);
-    else if (a === '--out') args.out = argv[++i];
-    else throw new Error(`unknown argument ${a} (use --quick, --only <id,...>, --out <dir>)`);
+  let values;
+  try {
+    values = parseCliArgs({
+      args: argv,
+      options: { quick: { type: 'boolean' }, only: { type: 'string' }, out: { type: 'string' } },
+    }).values;
+  } catch (err) {
+    if (!(err instanceof UsageError)) throw err;
+    throw new UsageError(`${err.message} (use --quick, --only <id,...>, --out <dir>)`);
   }
-  return args;
+  return {
+    quick: values.quick ?? false,
+    ...(values.only === undefined ? {} : { only: values.only.split(',').filter(Boolean) }),
+    ...(values.out === undefined ? {} : { out: values.out }),
+  };
 }
 
 function failedResult(s: ChaosScenario, err: unknown, ms: number): ScenarioResult {

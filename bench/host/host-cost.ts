@@ -29,6 +29,7 @@
 import * as grpc from '@grpc/grpc-js';
 import { loadInferencePackage } from '@mesh/kserve';
 import { samplesNamed } from '../../libs/telemetry/src/testing/prometheus-text';
+import { parseCliArgs } from '../../scripts/cli-args';
 import * as ort from 'onnxruntime-node';
 import { readdirSync, readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
@@ -55,41 +56,74 @@ interface Row {
   length: number;
 }
 
+/** `--node-arg --flag` as `--node-arg=--flag`: parseArgs would take a value that is a flag for one. */
+function joinNodeArgs(argv: string[]): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < argv.length; i += 1) {
+    const next = argv[i + 1];
+    if (argv[i] === '--node-arg' && next !== undefined) out.push(`--node-arg=${argv[++i]}`);
+    else out.push(argv[i]!);
+  }
+  return out;
+}
+
 function args(argv: string[]) {
-  const all = (flag: string) => argv.flatMap((a, i) => (a === flag ? [argv[i + 1] ?? ''] : []));
-  const get = (flag: string) => all(flag)[0];
-  const pairs = (flag: string) =>
-    Object.fromEntries(
-      all(flag).map((p) => [p.slice(0, p.indexOf('=')), p.slice(p.indexOf('=') + 1)]),
-    );
+  const { values: v } = parseCliArgs({
+    args: joinNodeArgs(argv),
+    options: {
+      mix: { type: 'string' },
+      concurrency: { type: 'string' },
+      seconds: { type: 'string' },
+      'raw-batches': { type: 'string' },
+      'raw-seconds': { type: 'string' },
+      'raw-threads': { type: 'string' },
+      'raw-spin': { type: 'boolean' },
+      'raw-window': { type: 'string' },
+      instances: { type: 'string' },
+      param: { type: 'string', multiple: true },
+      env: { type: 'string', multiple: true },
+      'node-arg': { type: 'string', multiple: true },
+      'cpu-prof': { type: 'string' },
+      models: { type: 'string' },
+      root: { type: 'string' },
+      stream: { type: 'boolean' },
+      floor: { type: 'boolean' },
+      rounds: { type: 'string' },
+      threads: { type: 'boolean' },
+    },
+  });
+  const pairs = (all: string[] = []) =>
+    Object.fromEntries(all.map((p) => [p.slice(0, p.indexOf('=')), p.slice(p.indexOf('=') + 1)]));
   return {
-    mixes: (get('--mix') ?? 'short,mixed').split(',') as TextMix[],
-    levels: (get('--concurrency') ?? '1,32').split(',').map(Number),
-    seconds: Number(get('--seconds') ?? 8),
-    rawBatches: (get('--raw-batches') ?? '').split(',').filter(Boolean).map(Number),
-    rawSeconds: Number(get('--raw-seconds') ?? 4),
+    mixes: (v.mix ?? 'short,mixed').split(',') as TextMix[],
+    levels: (v.concurrency ?? '1,32').split(',').map(Number),
+    seconds: Number(v.seconds ?? 8),
+    rawBatches: (v['raw-batches'] ?? '').split(',').filter(Boolean).map(Number),
+    rawSeconds: Number(v['raw-seconds'] ?? 4),
     /** The raw session's intra-op threads and spinning: `--raw-threads 2 --raw-spin` is the lone session's shape. */
-    rawThreads: Number(get('--raw-threads') ?? 1),
-    rawSpin: argv.includes('--raw-spin'),
+    rawThreads: Number(v['raw-threads'] ?? 1),
+    rawSpin: v['raw-spin'] ?? false,
     /**
      * How many items a sorted batch is cut from (default 256). A closed loop of `c` never has
      * more than `c` requests waiting, so `--raw-window 32` is the best a host at c=32 could form.
      */
-    rawWindow: Number(get('--raw-window') ?? 256),
-    instances: Number(get('--instances') ?? availableParallelism()),
-    params: { dispatch_when_idle: 'true', ...pairs('--param') },
-    env: pairs('--env'),
+    rawWindow: Number(v['raw-window'] ?? 256),
+    instances: Number(v.instances ?? availableParallelism()),
+    params: { dispatch_when_idle: 'true', ...pairs(v.param) },
+    env: pairs(v.env),
     /** Flags for node itself, e.g. V8 GC flags that NODE_OPTIONS refuses. */
-    nodeArgs: all('--node-arg'),
-    cpuProf: get('--cpu-prof'),
-    models: get('--models') ?? join(ROOT, '.bench-models'),
+    nodeArgs: v['node-arg'] ?? [],
+    cpuProf: v['cpu-prof'],
+    models: v.models ?? join(ROOT, '.bench-models'),
     /** Another checkout whose built host to measure (e.g. the main branch, for a before/after). */
-    root: get('--root') ?? ROOT,
+    root: v.root ?? ROOT,
     /** Drive both ends over ModelStreamInfer, one stream per loop (the router's lone path). */
-    stream: argv.includes('--stream'),
+    stream: v.stream ?? false,
     /** Also time the bare floor (bare-ort.server), alternating with the host. */
-    floor: argv.includes('--floor'),
-    rounds: Number(get('--rounds') ?? 1),
+    floor: v.floor ?? false,
+    rounds: Number(v.rounds ?? 1),
+    /** `--threads`: list every thread's CPU per item. */
+    threads: v.threads ?? false,
   };
 }
 
@@ -278,6 +312,7 @@ async function hostPoint(
   seconds: number,
   instances: number,
   stream: boolean,
+  listThreads: boolean,
 ): Promise<{ text: string; cpuPerItem: number }> {
   await closedLoop(client, rows, c, 1500, stream);
   const [s0, p0, t0] = [
@@ -295,8 +330,7 @@ async function hostPoint(
   ];
   // The busiest non-main threads are the ORT session workers (one per instance).
   const cpu = cpuSplit(t0, t1, r.items, instances);
-  if (process.argv.includes('--threads'))
-    console.log(`  every thread, CPU-ms per item: ${cpu.threads}`);
+  if (listThreads) console.log(`  every thread, CPU-ms per item: ${cpu.threads}`);
   const hist: string[] = [];
   let rowsRun = 0;
   let execs = 0;
@@ -331,13 +365,13 @@ async function floorPoint(
   c: number,
   seconds: number,
   stream: boolean,
+  listThreads: boolean,
 ): Promise<{ text: string; cpuPerItem: number }> {
   await closedLoop(client, rows, c, 1500, stream);
   const t0 = threadSched(floor.pid);
   const r = await closedLoop(client, rows, c, seconds * 1000, stream);
   const cpu = cpuSplit(t0, threadSched(floor.pid), r.items, busiest);
-  if (process.argv.includes('--threads'))
-    console.log(`  every thread, CPU-ms per item: ${cpu.threads}`);
+  if (listThreads) console.log(`  every thread, CPU-ms per item: ${cpu.threads}`);
   const text = [
     `floor (${mode}) c=${c}: ${latencyText(r, seconds)}`,
     `  floor CPU-ms per item ${cpu.total} (${cpu.text})`,
@@ -475,7 +509,16 @@ async function main(): Promise<void> {
       for (const c of a.levels) {
         // Host and floor alternate, so drift on a shared machine hits both alike.
         for (let round = 0; round < a.rounds; round++) {
-          const h = await hostPoint(host, client, rows, c, a.seconds, a.instances, a.stream);
+          const h = await hostPoint(
+            host,
+            client,
+            rows,
+            c,
+            a.seconds,
+            a.instances,
+            a.stream,
+            a.threads,
+          );
           out.push(h.text);
           process.stderr.write(`${out.at(-1)}\n`);
           const floored: { mode: string; cpuPerItem: number }[] = [];
@@ -490,6 +533,7 @@ async function main(): Promise<void> {
               c,
               a.seconds,
               a.stream,
+              a.threads,
             );
             floored.push({ mode: f.mode, cpuPerItem: p.cpuPerItem });
             out.push(

@@ -15,6 +15,7 @@ import { runClosedLoop } from './host-bench.driver';
 import type { MeasureOptions, PointResult } from './host-bench.measure';
 import { benchRepository, startHost } from './host-bench.processes';
 import { machineLine, writeReport, type ArmName, type HostBenchResult } from './host-bench.report';
+import { parseCliArgs } from '../../scripts/cli-args';
 import { GrpcHostArm } from './grpc-host.arm';
 import { RawOrtArm } from './raw-ort.arm';
 
@@ -23,15 +24,21 @@ const MODEL_DIR = join(ROOT, '.bench-models', 'sentiment-en');
 const CONCURRENCY = [1, 8, 32, 64];
 
 function parseArgs(argv: string[]) {
-  const quick = argv.includes('--quick');
-  const get = (flag: string) => {
-    const i = argv.indexOf(flag);
-    return i >= 0 ? argv[i + 1] : undefined;
-  };
-  const mix = (get('--mix') ?? 'mixed') as TextMix;
+  const { values: v } = parseCliArgs({
+    args: argv,
+    options: {
+      quick: { type: 'boolean' },
+      mix: { type: 'string' },
+      runs: { type: 'string' },
+      'intra-op': { type: 'string' },
+      'batch-tokens': { type: 'string' },
+    },
+  });
+  const quick = v.quick ?? false;
+  const mix = (v.mix ?? 'mixed') as TextMix;
   if (!['mixed', 'short', 'long'].includes(mix))
     throw new Error(`--mix must be mixed, short or long`);
-  const runs = Number(get('--runs') ?? (quick ? 1 : 3));
+  const runs = Number(v.runs ?? (quick ? 1 : 3));
   const opts: MeasureOptions = quick
     ? { warmupRequests: 30, windowMs: 4000, agreeWindows: 2, maxWindows: 3 }
     : { warmupRequests: 200, windowMs: 5000, agreeWindows: 3, maxWindows: 6 };
@@ -40,8 +47,8 @@ function parseArgs(argv: string[]) {
     mix,
     runs,
     opts,
-    intra: Number(get('--intra-op') ?? 1),
-    batchTokens: Number(get('--batch-tokens') ?? 2048),
+    intra: Number(v['intra-op'] ?? 1),
+    batchTokens: Number(v['batch-tokens'] ?? 2048),
   };
 }
 

@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { buildCorpus, type TextMix } from '../router/bench-corpus';
 import { loadBenchModel } from '../router/bench-model.loader';
+import { parseCliArgs } from '../../scripts/cli-args';
 import { ROOT } from '../router/bench-processes';
 import { ensureBuiltAndGenerated } from '../router/bench-setup';
 
@@ -59,11 +60,18 @@ const r2 = (n: number) => Math.round(n * 100) / 100;
 const p50 = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? NaN;
 
 async function main(): Promise<void> {
-  const argv = process.argv.slice(2);
-  const get = (f: string) => (argv.includes(f) ? argv[argv.indexOf(f) + 1] : undefined);
-  const mixes = (get('--mix') ?? 'short,mixed').split(',') as TextMix[];
-  const seconds = Number(get('--seconds') ?? 4);
-  const repeat = Number(get('--repeat') ?? 1);
+  const { values: flags } = parseCliArgs({
+    args: process.argv.slice(2),
+    options: {
+      mix: { type: 'string' },
+      seconds: { type: 'string' },
+      repeat: { type: 'string' },
+      spin: { type: 'boolean' },
+    },
+  });
+  const mixes = (flags.mix ?? 'short,mixed').split(',') as TextMix[];
+  const seconds = Number(flags.seconds ?? 4);
+  const repeat = Number(flags.repeat ?? 1);
   const models = join(ROOT, '.bench-models');
   ensureBuiltAndGenerated(models, 'intent-zh');
   const model = await loadBenchModel(models, 'intent-zh', 2);
@@ -83,7 +91,7 @@ async function main(): Promise<void> {
   // The host's layout: one worker per core; each could also hold a 2-thread session.
   const one = [await spawn(1), await spawn(1)];
   const two = await spawn(availableParallelism());
-  const spinning = argv.includes('--spin') ? await spawn(availableParallelism(), true) : undefined;
+  const spinning = flags.spin ? await spawn(availableParallelism(), true) : undefined;
   console.log(`thread-split ${new Date().toISOString()}: ${availableParallelism()} cores`);
   try {
     for (const mix of mixes) {

@@ -19,6 +19,7 @@ import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { Worker } from 'node:worker_threads';
+import { UsageError, parseCliArgs } from '../../scripts/cli-args';
 import { latencyStats, round, threadCpu } from './bench-measure';
 
 const ROOT = join(__dirname, '..', '..');
@@ -260,13 +261,30 @@ function holdLabel(path: string, holdMs: number): string {
   return holdMs > 0 ? `${path}, answering end computes ${holdMs} ms` : path;
 }
 
+/**
+ * The bench's flags, or (`--role ROLE HOLD_MS [UPSTREAM]`) one of the processes it forks:
+ * strict, so an unknown flag or a missing value is refused, naming it.
+ */
+const cli = parseCliArgs({
+  args: process.argv.slice(2),
+  options: {
+    quick: { type: 'boolean' },
+    'hold-ms': { type: 'string' },
+    name: { type: 'string' },
+    role: { type: 'string' },
+  },
+  allowPositionals: true,
+});
+
 async function main(): Promise<void> {
-  const quick = process.argv.includes('--quick');
-  const h = process.argv.indexOf('--hold-ms');
-  const hold = h >= 0 ? Number(process.argv[h + 1]) : 9;
+  const flags = cli.values;
+  if (cli.positionals.length > 0) {
+    throw new UsageError(`Unexpected argument '${cli.positionals[0]}'`);
+  }
+  const quick = flags.quick ?? false;
+  const hold = Number(flags['hold-ms'] ?? 9);
   const n = quick ? 2000 : 10000;
-  const at = process.argv.indexOf('--name');
-  const name = at >= 0 ? process.argv[at + 1]! : 'router-hops';
+  const name = flags.name ?? 'router-hops';
   // Held requests take `hold` ms each: fewer of them, so the command stays short.
   const nHeld = Math.max(200, Math.round(n / 10));
   const agent = new Agent({ keepAlive: true, maxSockets: 1 });
@@ -386,13 +404,11 @@ async function main(): Promise<void> {
   }
 }
 
-const roleAt = process.argv.indexOf('--role');
-if (roleAt >= 0) {
-  void serve(
-    process.argv[roleAt + 1] as Role,
-    Number(process.argv[roleAt + 2]),
-    process.argv[roleAt + 3],
-  ).then((port) => process.send?.(port));
+if (cli.values.role !== undefined) {
+  const [holdMs, upstream] = cli.positionals;
+  void serve(cli.values.role as Role, Number(holdMs), upstream).then((port) =>
+    process.send?.(port),
+  );
 } else {
   main().catch((err: unknown) => {
     console.error('bench:hops failed:', err);

@@ -5,17 +5,19 @@
  */
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
+import { parseCliArgs } from '../../scripts/cli-args';
 import { cpuSecondsOf } from './bench-measure';
 import { BENCH_MODEL, ROOT, startBenchMesh, type BenchProcess } from './bench-processes';
 import { ensureBuiltAndGenerated, repositoryVariant } from './bench-setup';
 
 async function main(): Promise<void> {
-  const argv = process.argv.slice(2);
-  const i = argv.indexOf('--seconds');
-  const seconds = Number(i >= 0 ? argv[i + 1] : 20);
-  // `--cpu-prof <dir>`: the router also writes a CPU profile there (what its idle time goes to).
-  const p = argv.indexOf('--cpu-prof');
-  const profileDir = p >= 0 ? argv[p + 1] : undefined;
+  const { values: flags } = parseCliArgs({
+    args: process.argv.slice(2),
+    // `--cpu-prof <dir>`: the router also writes a CPU profile there (what its idle time goes to).
+    options: { seconds: { type: 'string' }, 'cpu-prof': { type: 'string' } },
+  });
+  const seconds = Number(flags.seconds ?? 20);
+  const profileDir = flags['cpu-prof'];
   const models = join(ROOT, '.bench-models');
   ensureBuiltAndGenerated(models, BENCH_MODEL.name);
   const repo = repositoryVariant(

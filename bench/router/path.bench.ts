@@ -35,6 +35,7 @@ import {
   type BenchProcess,
 } from './bench-processes';
 import { ensureBuiltAndGenerated, repositoryVariant } from './bench-setup';
+import { parseCliArgs } from '../../scripts/cli-args';
 import { postJson } from './http-post';
 import { RawOrtArm, type RawConfig } from './raw-ort.arm';
 
@@ -62,29 +63,36 @@ interface Args {
 }
 
 function parseArgs(argv: string[]): Args {
-  const get = (flag: string) => {
-    const i = argv.indexOf(flag);
-    return i >= 0 ? argv[i + 1] : undefined;
-  };
-  const mixes = (get('--mix') ?? 'short').split(',') as TextMix[];
+  const { values: v } = parseCliArgs({
+    args: argv,
+    options: {
+      render: { type: 'string' },
+      baseline: { type: 'string' },
+      mix: { type: 'string' },
+      seconds: { type: 'string' },
+      rounds: { type: 'string' },
+      models: { type: 'string' },
+      out: { type: 'string' },
+      param: { type: 'string', multiple: true },
+    },
+  });
+  const mixes = (v.mix ?? 'short').split(',') as TextMix[];
   for (const m of mixes) {
     if (!['short', 'mixed', 'long'].includes(m)) throw new Error(`--mix: unknown mix '${m}'`);
   }
   return {
-    render: get('--render'),
-    baseline: get('--baseline') && resolve(get('--baseline')!),
+    render: v.render,
+    baseline: v.baseline && resolve(v.baseline),
     mixes,
-    seconds: Number(get('--seconds') ?? 8),
-    rounds: Number(get('--rounds') ?? 3),
-    models: resolve(get('--models') ?? join(ROOT, '.bench-models')),
-    out: get('--out') ?? join(ROOT, 'docs', 'benchmarks', 'path'),
+    seconds: Number(v.seconds ?? 8),
+    rounds: Number(v.rounds ?? 3),
+    models: resolve(v.models ?? join(ROOT, '.bench-models')),
+    out: v.out ?? join(ROOT, 'docs', 'benchmarks', 'path'),
     params: Object.fromEntries(
-      argv.flatMap((a, i) => {
-        if (a !== '--param') return [];
-        const kv = argv[i + 1] ?? '';
+      (v.param ?? []).map((kv) => {
         const eq = kv.indexOf('=');
         if (eq <= 0) throw new Error(`--param wants key=value (got '${kv}')`);
-        return [[kv.slice(0, eq), kv.slice(eq + 1)]];
+        return [kv.slice(0, eq), kv.slice(eq + 1)] as const;
       }),
     ),
   };

@@ -10,6 +10,7 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { buildCorpus, type TextMix } from './bench-corpus';
+import { parseCliArgs } from '../../scripts/cli-args';
 import { measure, metricSums } from './bench-measure';
 import { postJson } from './http-post';
 import { BENCH_MODEL, startBenchMesh, ROOT, type BenchProcess } from './bench-processes';
@@ -149,9 +150,19 @@ function breakdown(
   ].join('\n');
 }
 
-function arg(argv: string[], flag: string): string | undefined {
-  const i = argv.indexOf(flag);
-  return i >= 0 ? argv[i + 1] : undefined;
+/** The command line (strict: an unknown flag or a missing value is refused, naming it). */
+function readArgs(argv: string[]) {
+  return parseCliArgs({
+    args: argv,
+    options: {
+      concurrency: { type: 'string' },
+      mix: { type: 'string' },
+      models: { type: 'string' },
+      out: { type: 'string' },
+      seconds: { type: 'string' },
+      'as-written': { type: 'boolean' },
+    },
+  }).values;
 }
 
 async function profileAt(
@@ -237,13 +248,13 @@ function render(dir: string, c: number): string[] {
 }
 
 async function main(): Promise<void> {
-  const argv = process.argv.slice(2);
-  const seconds = Number(arg(argv, '--seconds') ?? 15);
-  const mix = (arg(argv, '--mix') ?? 'short') as TextMix;
-  const levels = (arg(argv, '--concurrency') ?? '1,32').split(',').map(Number);
-  const models = arg(argv, '--models') ?? join(ROOT, '.bench-models');
-  const out = arg(argv, '--out') ?? join(ROOT, 'docs', 'benchmarks');
-  const asWritten = argv.includes('--as-written');
+  const flags = readArgs(process.argv.slice(2));
+  const seconds = Number(flags.seconds ?? 15);
+  const mix = (flags.mix ?? 'short') as TextMix;
+  const levels = (flags.concurrency ?? '1,32').split(',').map(Number);
+  const models = flags.models ?? join(ROOT, '.bench-models');
+  const out = flags.out ?? join(ROOT, 'docs', 'benchmarks');
+  const asWritten = flags['as-written'] ?? false;
   ensureBuiltAndGenerated(models, MODEL);
   const corpus = buildCorpus(mix, 2000);
   const dir = mkdtempSync(join(tmpdir(), 'mesh-profile-'));

@@ -14,6 +14,7 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { buildCorpus, LONG_TEXT_MIN_CHARS, type TextMix } from './bench-corpus';
 import { latencyStats, medianOf, round } from './bench-measure';
+import { parseCliArgs } from '../../scripts/cli-args';
 import { postJson } from './http-post';
 import {
   BENCH_MODEL,
@@ -38,14 +39,20 @@ interface Args {
 const MIXES: readonly TextMix[] = ['short', 'long', 'mixed'];
 
 function parseArgs(argv: string[]): Args {
-  const get = (flag: string) => {
-    const i = argv.indexOf(flag);
-    return i >= 0 ? argv[i + 1] : undefined;
-  };
-  const env = /^([A-Z][A-Z0-9_]*)=(.+)$/.exec(get('--env') ?? '');
+  const { values: v } = parseCliArgs({
+    args: argv,
+    options: {
+      env: { type: 'string' },
+      points: { type: 'string' },
+      seconds: { type: 'string' },
+      rounds: { type: 'string' },
+      models: { type: 'string' },
+    },
+  });
+  const env = /^([A-Z][A-Z0-9_]*)=(.+)$/.exec(v.env ?? '');
   if (!env)
     throw new Error('--env NAME=v1,v2,... is required (e.g. ROUTER_COALESCE_MAX_TOKENS=8192,512)');
-  const points = (get('--points') ?? 'mixed:32,short:64,mixed:64').split(',').map((p) => {
+  const points = (v.points ?? 'mixed:32,short:64,mixed:64').split(',').map((p) => {
     const [mix, c] = p.split(':');
     if (!MIXES.includes(mix as TextMix) || !(Number(c) >= 1)) {
       throw new Error(`--points: "${p}" is not mix:concurrency (mix one of ${MIXES.join(', ')})`);
@@ -56,9 +63,9 @@ function parseArgs(argv: string[]): Args {
     variable: env[1]!,
     values: env[2]!.split(','),
     points,
-    seconds: Number(get('--seconds') ?? 10),
-    rounds: Number(get('--rounds') ?? 3),
-    models: get('--models') ?? join(ROOT, '.bench-models'),
+    seconds: Number(v.seconds ?? 10),
+    rounds: Number(v.rounds ?? 3),
+    models: v.models ?? join(ROOT, '.bench-models'),
   };
 }
 

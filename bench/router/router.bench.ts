@@ -10,6 +10,7 @@ import { availableParallelism, cpus } from 'node:os';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createRedis, closeRedis, formatHostPort } from '@mesh/config';
+import { UsageError, parseCliArgs } from '../../scripts/cli-args';
 import { RedisClusterHarness } from '../../test/support/redis-servers';
 import { buildCorpus, lengthHistogram, type TextMix } from './bench-corpus';
 import { measure, openLoop, round, type MeasureOptions, type PointResult } from './bench-measure';
@@ -88,13 +89,36 @@ const EXTRA_ARMS = [
   'router-tracing',
 ];
 
-function parseArgs(argv: string[]): Args {
-  const get = (flag: string) => {
-    const i = argv.indexOf(flag);
-    return i >= 0 ? argv[i + 1] : undefined;
-  };
-  const quick = argv.includes('--quick');
-  const arms = (get('--arms') ?? CLOSED_ARMS.join(',')).split(',');
+/**
+ * The command line: the run's options, or `{ render }` for `--render [router.json]`. An unknown
+ * flag or a missing value throws a UsageError naming it.
+ */
+function parseArgs(argv: string[]): Args | { render: string } {
+  const { values: v, positionals } = parseCliArgs({
+    args: argv,
+    options: {
+      quick: { type: 'boolean' },
+      arms: { type: 'string' },
+      models: { type: 'string' },
+      out: { type: 'string' },
+      name: { type: 'string' },
+      concurrency: { type: 'string' },
+      mixes: { type: 'string' },
+      reps: { type: 'string' },
+      instances: { type: 'string' },
+      'skip-ceiling': { type: 'boolean' },
+      'skip-open': { type: 'boolean' },
+      baseline: { type: 'string' },
+      // `--render` takes its file as an optional positional: a bare `--render` means router.json.
+      render: { type: 'boolean' },
+    },
+    allowPositionals: true,
+  });
+  if (v.render)
+    return { render: positionals[0] ?? join(ROOT, 'docs', 'benchmarks', 'router.json') };
+  if (positionals.length > 0) throw new UsageError(`Unexpected argument '${positionals[0]}'`);
+  const quick = v.quick ?? false;
+  const arms = (v.arms ?? CLOSED_ARMS.join(',')).split(',');
   const unknown = arms.filter((a) => !CLOSED_ARMS.includes(a) && !EXTRA_ARMS.includes(a));
   if (unknown.length > 0) {
     throw new Error(
@@ -103,17 +127,17 @@ function parseArgs(argv: string[]): Args {
   }
   return {
     quick,
-    models: get('--models') ?? join(ROOT, '.bench-models'),
-    out: get('--out') ?? join(ROOT, 'docs', 'benchmarks'),
-    name: get('--name') ?? 'router',
-    concurrency: (get('--concurrency') ?? (quick ? '1,32,64' : '1,8,32,64')).split(',').map(Number),
-    mixes: (get('--mixes') ?? 'short,mixed').split(',') as TextMix[],
-    reps: Number(get('--reps') ?? 3),
+    models: v.models ?? join(ROOT, '.bench-models'),
+    out: v.out ?? join(ROOT, 'docs', 'benchmarks'),
+    name: v.name ?? 'router',
+    concurrency: (v.concurrency ?? (quick ? '1,32,64' : '1,8,32,64')).split(',').map(Number),
+    mixes: (v.mixes ?? 'short,mixed').split(',') as TextMix[],
+    reps: Number(v.reps ?? 3),
     arms,
-    instances: Number(get('--instances') ?? CORES),
-    skipCeiling: argv.includes('--skip-ceiling'),
-    skipOpen: argv.includes('--skip-open'),
-    baseline: get('--baseline'),
+    instances: Number(v.instances ?? CORES),
+    skipCeiling: v['skip-ceiling'] ?? false,
+    skipOpen: v['skip-open'] ?? false,
+    baseline: v.baseline,
   };
 }
 
@@ -183,11 +207,8 @@ interface Procs {
 }
 
 async function main(): Promise<void> {
-  const argv = process.argv.slice(2);
-  const render = argv.indexOf('--render');
-  if (render >= 0)
-    return rerender(argv[render + 1] ?? join(ROOT, 'docs', 'benchmarks', 'router.json'));
-  const args = parseArgs(argv);
+  const args = parseArgs(process.argv.slice(2));
+  if ('render' in args) return rerender(args.render);
   const started = Date.now();
   ensureBuiltAndGenerated(args.models, MODEL);
   const loadBefore = readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');

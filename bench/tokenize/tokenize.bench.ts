@@ -10,13 +10,16 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { BatchEncoder, BertTokenizer, PipelineRegistry } from '@mesh/preprocessing';
 import { buildBenchCorpus, histogram, type BenchCorpus } from './bench-corpus';
+import { parseCliArgs } from '../../scripts/cli-args';
 import { measureOrt } from './ort-throughput';
 import { medianOf } from '../router/bench-measure';
 import { machineLine, renderMarkdown, type ArmResult, type Report } from './tokenize.report';
 import { buildArms, type Arm } from './tokenizer-arms';
 
 const ROOT = join(__dirname, '..', '..');
-const QUICK = process.argv.includes('--quick');
+const QUICK =
+  parseCliArgs({ args: process.argv.slice(2), options: { quick: { type: 'boolean' } } }).values
+    .quick ?? false;
 const WINDOW_S = QUICK ? 0.5 : 2;
 const ROUNDS = 3;
 const MAX_LENGTH = 512; // no truncation: every arm tokenizes every character

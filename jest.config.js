@@ -18,6 +18,10 @@ const moduleNameMapper = {
     '<rootDir>/libs/$1/src/index.ts',
 };
 
+// Integration and e2e files fail when they leave keys under a Redis prefix they took from
+// test/support/redis-prefix.ts (see test/support/redis-clean-environment.js).
+const redisCleanEnvironment = '<rootDir>/test/support/redis-clean-environment.js';
+
 const base = {
   rootDir: __dirname,
   transform: { '^.+\\.ts$': swc },
@@ -31,6 +35,7 @@ module.exports = {
     {
       ...base,
       displayName: 'integration',
+      testEnvironment: redisCleanEnvironment,
       // Real Redis and ONNX Runtime sessions on a shared 2-core machine.
       setupFilesAfterEnv: ['<rootDir>/test/support/long-timeout.js'],
       testMatch: ['<rootDir>/{apps,libs,scripts}/**/*.int-spec.ts'],
@@ -38,6 +43,7 @@ module.exports = {
     {
       ...base,
       displayName: 'e2e',
+      testEnvironment: redisCleanEnvironment,
       testMatch: ['<rootDir>/test/**/*.e2e-spec.ts'],
       globalSetup: '<rootDir>/test/support/global-setup.js',
       setupFilesAfterEnv: ['<rootDir>/test/support/long-timeout.js'],

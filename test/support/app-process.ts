@@ -134,11 +134,8 @@ export function runToExit(
   });
 }
 
-/** A key prefix unique to one test file run, so suites can share one Redis in parallel. */
-export function uniquePrefix(file: string): string {
-  const base = file.replace(/^.*[\\/]/, '').replace(/\W+/g, '-');
-  return `test-${base}-${process.pid}-${Math.random().toString(36).slice(2, 8)}`;
-}
+// Suites that start apps take their key prefix here too; it is registered for the leak check.
+export { uniquePrefix } from './redis-prefix';
 
 /**
  * Kills a process group a test started (a child spawned with `detached: true` and everything it

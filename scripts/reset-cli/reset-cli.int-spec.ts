@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -13,13 +12,13 @@ import {
 import { RolloutKeys } from '@mesh/rollout-contract';
 import { RedisClusterHarness } from '../../test/support/redis-servers';
 import { DEMO_SEED, runResetCommand } from './reset-cli.command';
+import { uniquePrefix } from '../../test/support/redis-prefix';
 
 const REDIS_URL = 'redis://127.0.0.1:6379';
-const RUN = randomUUID().slice(0, 8);
 /** This file's prefixes; every test gets one of its own under it. */
-const FILE_PREFIX = `test:mesh-reset:${RUN}`;
+const FILE_PREFIX = uniquePrefix(__filename);
 /** Another mesh's prefix in the same Redis: a reset must never touch it. */
-const OTHER_PREFIX = `test:mesh-reset-other:${RUN}`;
+const OTHER_PREFIX = uniquePrefix(__filename, 'other');
 let counter = 0;
 
 let redis: RedisClient;

@@ -1,9 +1,10 @@
 import { closeRedis, createRedis, roleOptions, type RedisClient } from './redis.factory';
+import { uniquePrefix } from '../../../test/support/redis-prefix';
 
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 // Nothing listens there: the connection keeps reconnecting, as while Redis is down.
 const DOWN_URL = 'redis://127.0.0.1:1';
-const PREFIX = `int:redis-factory:${process.pid}:`;
+const PREFIX = `${uniquePrefix(__filename)}:`;
 
 const opened: RedisClient[] = [];
 function open(...args: Parameters<typeof createRedis>): RedisClient {

@@ -17,8 +17,9 @@ import {
   type RedisClient,
   type RedisRole,
 } from './redis.factory';
+import { uniquePrefix } from '../../../test/support/redis-prefix';
 
-const PREFIX = `int:redis-modes:${process.pid}`;
+const PREFIX = uniquePrefix(__filename, undefined, { ownServer: true });
 
 /** Every role of the factory against one topology, opened and closed per test. */
 function describeMode(

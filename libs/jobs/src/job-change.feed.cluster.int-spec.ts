@@ -5,8 +5,9 @@ import { JobChangeFeed } from './job-change.feed';
 import { JobKeys } from './job.keys';
 import { JobRepository } from './job.repository';
 import type { JobRecord } from './job.types';
+import { uniquePrefix } from '../../../test/support/redis-prefix';
 
-const PREFIX = `int:jobs-feed-cluster:${process.pid}`;
+const PREFIX = uniquePrefix(__filename, undefined, { ownServer: true });
 /** Longer than any test: a wait that ends did so on a notice, not the fallback. */
 const NEVER = 3_600_000;
 /** Job ids whose `{job:<id>}` slots fall on each of the 3 primaries (checked in the spec). */

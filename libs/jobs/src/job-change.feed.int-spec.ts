@@ -5,10 +5,11 @@ import { JobChangeFeed } from './job-change.feed';
 import { JobKeys } from './job.keys';
 import { JobRepository } from './job.repository';
 import type { JobRecord } from './job.types';
+import { uniquePrefix } from '../../../test/support/redis-prefix';
 
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const RUN = randomUUID().slice(0, 8);
-const PREFIX = `test:jobs-feed:${RUN}`;
+const PREFIX = uniquePrefix(__filename);
 const SUBSCRIBER_NAME = `int-jobs-feed-changes-${RUN}`;
 /** Longer than any test: a wait that ends did so on a notice (or an abort), not the fallback. */
 const NEVER = 3_600_000;

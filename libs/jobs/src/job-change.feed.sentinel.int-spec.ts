@@ -4,8 +4,9 @@ import { RedisSentinelHarness, redisCli } from '../../../test/support/redis-serv
 import { JobChangeFeed } from './job-change.feed';
 import { JobKeys } from './job.keys';
 import { JobRepository } from './job.repository';
+import { uniquePrefix } from '../../../test/support/redis-prefix';
 
-const PREFIX = `int:jobs-feed-sentinel:${process.pid}`;
+const PREFIX = uniquePrefix(__filename, undefined, { ownServer: true });
 /** Longer than any test: a wait that ends did so on a notice, not the fallback. */
 const NEVER = 3_600_000;
 const keys = new JobKeys(PREFIX);

@@ -1,11 +1,11 @@
-import { randomUUID } from 'node:crypto';
 import { closeRedis, createRedis, type RedisClient } from '@mesh/config';
 import { JobPinReader } from './job-pin.reader';
 import { JobRepository } from './job.repository';
 import type { JobRecord } from './job.types';
+import { uniquePrefix } from '../../../test/support/redis-prefix';
 
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
-const PREFIX = `test:job-pins:${randomUUID().slice(0, 8)}`;
+const PREFIX = uniquePrefix(__filename);
 let redis: RedisClient;
 let jobs: JobRepository;
 

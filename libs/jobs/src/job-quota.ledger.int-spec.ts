@@ -1,11 +1,11 @@
-import { randomUUID } from 'node:crypto';
 import { closeRedis, createRedis, type RedisClient } from '@mesh/config';
 import { JobQuotaLedger } from './job-quota.ledger';
 import { JobRepository } from './job.repository';
 import type { ItemResult, JobRecord } from './job.types';
+import { uniquePrefix } from '../../../test/support/redis-prefix';
 
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
-const PREFIX = `test:jobs-quota:${randomUUID().slice(0, 8)}`;
+const PREFIX = uniquePrefix(__filename);
 const options = { keyPrefix: PREFIX, retentionSeconds: 3600 };
 /** Several connections, so reservations really race instead of queueing on one socket. */
 let clients: RedisClient[];

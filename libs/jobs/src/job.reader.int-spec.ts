@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import { closeRedis, createRedis, type RedisClient } from '@mesh/config';
 import { JobChangeFeed } from './job-change.feed';
 import type { JobResultLine } from './job-result.line';
@@ -6,9 +5,10 @@ import { JobReader } from './job.reader';
 import { JobRepository } from './job.repository';
 import type { ItemResult, JobRecord } from './job.types';
 import { JobNotFoundError } from './jobs.errors';
+import { uniquePrefix } from '../../../test/support/redis-prefix';
 
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
-const PREFIX = `test:jobs-reader:${randomUUID().slice(0, 8)}`;
+const PREFIX = uniquePrefix(__filename);
 /** Near the real time: listings trim jobs older than the retention by the real clock. */
 const NOW = Date.now();
 const ACME = { tenant: 'acme' } as const;

@@ -1,13 +1,13 @@
-import { randomUUID } from 'node:crypto';
 import { closeRedis, createRedis, type RedisClient } from '@mesh/config';
 import { JobKeys } from './job.keys';
 import { JobRepository } from './job.repository';
 import { JobUploadWriter } from './job-upload.writer';
 import type { ItemResult, JobRecord } from './job.types';
 import { EmptyJobError, JobInputError } from './jobs.errors';
+import { uniquePrefix } from '../../../test/support/redis-prefix';
 
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
-const PREFIX = `test:jobs-repo:${randomUUID().slice(0, 8)}`;
+const PREFIX = uniquePrefix(__filename);
 let redis: RedisClient;
 let repo: JobRepository;
 

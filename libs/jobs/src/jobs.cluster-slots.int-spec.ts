@@ -13,8 +13,9 @@ import { CHUNK_QUEUE, JOB_QUEUE, bullPrefix } from './job-queue.contracts';
 import { JobRepository } from './job.repository';
 import type { ItemResult, JobRecord } from './job.types';
 import { JobUploadWriter } from './job-upload.writer';
+import { uniquePrefix } from '../../../test/support/redis-prefix';
 
-const PREFIX = `int:jobs-cluster:${process.pid}`;
+const PREFIX = uniquePrefix(__filename, undefined, { ownServer: true });
 const ok: ItemResult = { kind: 'classification', label: 'a', score: 1, scores: [] };
 
 let cluster: RedisClusterHarness;

@@ -1,8 +1,9 @@
 import { closeRedis, createRedis, type RedisClient } from '@mesh/config';
 import { PlacementAudit } from './placement-audit';
 import type { PlacementDecision } from './placement.types';
+import { uniquePrefix } from '../../../test/support/redis-prefix';
 
-const prefix = `test-placement-audit-${process.pid}`;
+const prefix = uniquePrefix(__filename);
 let redis: RedisClient;
 
 beforeAll(() => {

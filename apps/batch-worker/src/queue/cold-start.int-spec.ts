@@ -16,9 +16,10 @@ import { JobFinalizer } from '../core/job-finalizer';
 import { WorkerMetrics } from '../core/worker.metrics';
 import { BulkQueueWorkers } from './bulk-queue.workers';
 import { PlacementLoadedListener } from './placement-loaded.listener';
+import { uniquePrefix } from '../../../../test/support/redis-prefix';
 
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
-const PREFIX = `test:worker-cold:${randomUUID().slice(0, 8)}`;
+const PREFIX = uniquePrefix(__filename);
 const clients: RedisClient[] = [];
 
 function connect(role: 'commands' | 'subscriber' | 'bullmq'): RedisClient {

@@ -1,5 +1,4 @@
 /* eslint-disable @typescript-eslint/no-explicit-any, @typescript-eslint/no-unsafe-return -- the API's JSON answers are read untyped */
-import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { closeRedis, createRedis, type RedisClient } from '@mesh/config';
@@ -23,9 +22,10 @@ import { RolloutRepository } from '../rollout/rollout.repository';
 import { RolloutService } from '../rollout/rollout.service';
 import { FakeClock } from '../testing/fake-mesh';
 import { DashboardModule } from './dashboard.module';
+import { uniquePrefix } from '../../../../test/support/redis-prefix';
 
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
-const PREFIX = `test:dashboard:${randomUUID().slice(0, 8)}`;
+const PREFIX = uniquePrefix(__filename);
 const REPO = join(__dirname, '..', '..', '..', '..', 'model_repository');
 const ADMIN = 'dashboard-int-admin-key';
 /** A whole minute (whole 5 s buckets) near the real time: job listings trim by real time. */

@@ -11,8 +11,9 @@ import { RedisDesiredVersions } from '../rollout/adapters/redis.desired-versions
 import { RolloutRepository } from '../rollout/rollout.repository';
 import { rolloutRecord } from '../testing/rollout-fixtures';
 import { LeaderLease } from './leader-lease';
+import { uniquePrefix } from '../../../../test/support/redis-prefix';
 
-const PREFIX = `int:coordinator-cluster:${process.pid}`;
+const PREFIX = uniquePrefix(__filename, undefined, { ownServer: true });
 
 let cluster: RedisClusterHarness;
 let redis: RedisClient;

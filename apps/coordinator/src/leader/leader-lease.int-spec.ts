@@ -1,10 +1,10 @@
-import { randomUUID } from 'node:crypto';
 import { closeRedis, createRedis, type RedisClient } from '@mesh/config';
 import { FencedWriteError, RoutingTableRepository, routingKeys } from '@mesh/routing';
 import { LeaderLease } from './leader-lease';
+import { uniquePrefix } from '../../../../test/support/redis-prefix';
 
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
-const PREFIX = `test:leader-lease:${randomUUID().slice(0, 8)}`;
+const PREFIX = uniquePrefix(__filename);
 let redis: RedisClient;
 let n = 0;
 

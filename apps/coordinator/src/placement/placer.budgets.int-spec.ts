@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import { closeRedis, createRedis, type RedisClient } from '@mesh/config';
 import { PlacementKeys } from '@mesh/placement';
 import pino from 'pino';
@@ -7,9 +6,10 @@ import { placerRig } from '../testing/fake-placement';
 import { MODEL, rolloutRecord } from '../testing/rollout-fixtures';
 import { PlacementAwareFleet } from './placement-aware.fleet';
 import { PlacementTrigger } from './placement.trigger';
+import { uniquePrefix } from '../../../../test/support/redis-prefix';
 
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
-const FILE_PREFIX = `test:placer-budgets:${randomUUID().slice(0, 8)}`;
+const FILE_PREFIX = uniquePrefix(__filename);
 const A = 'host-a:8001';
 const B = 'host-b:8001';
 let redis: RedisClient;

@@ -1,9 +1,9 @@
-import { randomUUID } from 'node:crypto';
 import { closeRedis, createRedis, type RedisClient } from '@mesh/config';
 import { placerRig } from '../testing/fake-placement';
+import { uniquePrefix } from '../../../../test/support/redis-prefix';
 
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
-const FILE_PREFIX = `test:placer:${randomUUID().slice(0, 8)}`;
+const FILE_PREFIX = uniquePrefix(__filename);
 let redis: RedisClient;
 let n = 0;
 

@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import { SpanStatusCode } from '@opentelemetry/api';
 import { closeRedis, createRedis, type RedisClient } from '@mesh/config';
 import { tracingEnabled } from '@mesh/telemetry';
@@ -8,9 +7,10 @@ import {
   InMemoryTracing,
   type ReadableSpan,
 } from '../../../../libs/telemetry/src/testing/in-memory-tracing';
+import { uniquePrefix } from '../../../../test/support/redis-prefix';
 
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
-const FILE_PREFIX = `test:placer-trace:${randomUUID().slice(0, 8)}`;
+const FILE_PREFIX = uniquePrefix(__filename);
 const A = 'host-a:8001';
 const B = 'host-b:8001';
 let redis: RedisClient;

@@ -1,12 +1,12 @@
-import { randomUUID } from 'node:crypto';
 import { closeRedis, createRedis, type RedisClient } from '@mesh/config';
 import { JobPinReader, JobRepository, type JobRecord } from '@mesh/jobs';
 import { FakeClock } from '../testing/fake-mesh';
 import { MODEL, T0, machineWith, meshWithRoute, rolloutRecord } from '../testing/rollout-fixtures';
 import type { RolloutRecord } from './rollout.types';
+import { uniquePrefix } from '../../../../test/support/redis-prefix';
 
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
-const PREFIX = `test:rollout-pins:${randomUUID().slice(0, 8)}`;
+const PREFIX = uniquePrefix(__filename);
 let redis: RedisClient;
 let jobs: JobRepository;
 

@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import { closeRedis, createRedis, type RedisClient } from '@mesh/config';
 import pino from 'pino';
 import { RoutingTableRepository, routingKeys } from '@mesh/routing';
@@ -15,9 +14,10 @@ import {
 import { RolloutRepository } from './rollout.repository';
 import { RolloutRunner } from './rollout.runner';
 import type { RolloutRecord } from './rollout.types';
+import { uniquePrefix } from '../../../../test/support/redis-prefix';
 
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
-const PREFIX = `test:rollout-runner:${randomUUID().slice(0, 8)}`;
+const PREFIX = uniquePrefix(__filename);
 const silent = pino({ level: 'silent' });
 let redis: RedisClient;
 

@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -22,9 +21,10 @@ import {
 } from './rollout.errors';
 import { RolloutRepository } from './rollout.repository';
 import { RolloutService } from './rollout.service';
+import { uniquePrefix } from '../../../../test/support/redis-prefix';
 
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
-const PREFIX = `test:rollout-service:${randomUUID().slice(0, 8)}`;
+const PREFIX = uniquePrefix(__filename);
 const REPO = join(__dirname, '..', '..', '..', '..', 'model_repository');
 let redis: RedisClient;
 let repoDir: string;

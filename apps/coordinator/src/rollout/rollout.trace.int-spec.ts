@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import { closeRedis, createRedis, type RedisClient } from '@mesh/config';
 import { RoutingTableRepository, routingKeys } from '@mesh/routing';
 import { tracingEnabled } from '@mesh/telemetry';
@@ -21,9 +20,10 @@ import {
 } from '../testing/rollout-fixtures';
 import { RolloutRepository } from './rollout.repository';
 import { RolloutRunner } from './rollout.runner';
+import { uniquePrefix } from '../../../../test/support/redis-prefix';
 
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
-const FILE_PREFIX = `test:rollout-trace:${randomUUID().slice(0, 8)}`;
+const FILE_PREFIX = uniquePrefix(__filename);
 const silent = pino({ level: 'silent' });
 let redis: RedisClient;
 let n = 0;

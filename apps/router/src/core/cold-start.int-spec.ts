@@ -1,12 +1,12 @@
-import { randomUUID } from 'node:crypto';
 import { closeRedis, createRedis, type RedisClient } from '@mesh/config';
 import { LoadedVersionsFeed } from '@mesh/inference';
 import { PlacementDemand, PlacementKeys } from '@mesh/placement';
 import { pollUntil } from '../../../../test/support/poll';
 import { ColdStartWaiter } from './cold-start.waiter';
+import { uniquePrefix } from '../../../../test/support/redis-prefix';
 
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
-const PREFIX = `test:cold-start:${randomUUID().slice(0, 8)}`;
+const PREFIX = uniquePrefix(__filename);
 const clients: RedisClient[] = [];
 
 function connect(role: 'commands' | 'subscriber'): RedisClient {

@@ -1,9 +1,13 @@
 import { runToExit, startApp, uniquePrefix, type StartedApp } from './support/app-process';
+import { dropPrefix } from './support/redis-prefix';
 
 // Process start-up on a loaded shared machine can exceed Jest's 5 s default.
 jest.setTimeout(60_000);
 
 const prefix = uniquePrefix(__filename);
+
+// Runs after both apps' describe blocks stopped them: the seeded routes, leases and heartbeats go.
+afterAll(() => dropPrefix(prefix));
 
 describe.each([
   ['coordinator', 'COORDINATOR_PORT'],

@@ -6,6 +6,7 @@ import { RolloutKeys } from '@mesh/rollout-contract';
 import { RoutingTableRepository, readMeshConfigFile } from '@mesh/routing';
 import { ROOT, killGroup, uniquePrefix } from './support/app-process';
 import { pollUntil } from './support/poll';
+import { dropPrefix } from './support/redis-prefix';
 import { RedisClusterHarness } from './support/redis-servers';
 
 interface MeshUpEvent {
@@ -23,6 +24,11 @@ interface StartedUp {
 
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const ADMIN = 'mesh-admin-demo-key';
+/** The file's keys on the shared Redis; each test works under its own part of it. */
+const FILE_PREFIX = uniquePrefix(__filename);
+
+// After every test: the apps of `npm run up` are gone by then, so nothing writes there again.
+afterAll(() => dropPrefix(FILE_PREFIX));
 
 /**
  * `npm run up [args]` with every port chosen by the OS, until it prints its `mesh-up` line;
@@ -75,7 +81,7 @@ async function startUp(
 
 describe('npm run up', () => {
   it('brings up all four apps, each ready, and stops them all on Ctrl-C', async () => {
-    const prefix = uniquePrefix(__filename);
+    const prefix = `${FILE_PREFIX}:up`;
     const { proc, output, exited, up } = await startUp(prefix);
     try {
       expect(up.ready).toBe(true);
@@ -103,7 +109,7 @@ describe('npm run up', () => {
   }, 120_000);
 
   it('with --fresh starts from the seeded demo: routes from the seed, no rollouts or jobs left, every seeded version loaded', async () => {
-    const prefix = uniquePrefix(__filename) + ':fresh';
+    const prefix = `${FILE_PREFIX}:fresh`;
     const redis = createRedis('commands', { url: REDIS_URL, name: 'mesh-up-e2e' });
     const seed = await readMeshConfigFile(join(ROOT, 'deploy', 'config', 'mesh.yaml'));
     const table = new RoutingTableRepository(redis, { keyPrefix: prefix });
@@ -192,7 +198,8 @@ describe('npm run up', () => {
     try {
       if (cluster.endpoint.mode !== 'cluster') throw new Error('not a cluster');
       const nodes = cluster.endpoint.nodes.map(formatHostPort).join(',');
-      const prefix = uniquePrefix(__filename) + ':cluster';
+      // On a cluster this test starts and stops: nothing of it outlives the test.
+      const prefix = uniquePrefix(__filename, 'cluster', { ownServer: true });
       started = await startUp(prefix, [], { REDIS_URL: '', REDIS_CLUSTER_NODES: nodes });
       expect(started.up.ready).toBe(true);
       expect(started.output()).toContain(`redis         cluster ${nodes}, key prefix "${prefix}"`);

@@ -1,5 +1,6 @@
 /* eslint-disable @typescript-eslint/no-explicit-any, @typescript-eslint/no-unsafe-return -- wire JSON is untyped by nature */
 import { uniquePrefix } from './support/app-process';
+import { dropPrefix } from './support/redis-prefix';
 import { ACME_KEY, call, metricSum, startMesh, type Mesh } from './router-e2e.helpers';
 
 jest.setTimeout(90_000);
@@ -24,6 +25,8 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await mesh?.stop();
+  // The router's heartbeats and traffic signals, written until it stopped.
+  await dropPrefix(prefix);
 });
 
 const predict = (text: string, task = 'intent') =>

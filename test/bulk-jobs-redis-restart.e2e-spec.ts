@@ -24,7 +24,8 @@ import { ACME_KEY, hostPort, startMesh, type Mesh } from './router-e2e.helpers';
  */
 jest.setTimeout(600_000);
 
-const prefix = uniquePrefix(__filename);
+// Its keys live on the Redis this file starts and kills: nothing of them outlives the file.
+const prefix = uniquePrefix(__filename, undefined, { ownServer: true });
 const dir = mkdtempSync(join(tmpdir(), 'bulk-redis-restart-'));
 let port: number;
 let redisProc: ChildProcess | undefined;

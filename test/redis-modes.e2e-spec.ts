@@ -40,7 +40,8 @@ import { RedisClusterHarness, RedisSentinelHarness } from './support/redis-serve
 jest.setTimeout(240_000);
 
 const MODE = process.env.MESH_E2E_REDIS_MODE ?? 'cluster';
-const prefix = uniquePrefix(__filename);
+// Its keys live on the cluster / Sentinel setup this file starts and stops.
+const prefix = uniquePrefix(__filename, undefined, { ownServer: true });
 const ITEMS = 10_000;
 const VARIABLES = ['REDIS_URL', 'REDIS_CLUSTER_NODES', 'REDIS_SENTINELS', 'REDIS_SENTINEL_MASTER'];
 const saved = new Map(VARIABLES.map((v) => [v, process.env[v]]));

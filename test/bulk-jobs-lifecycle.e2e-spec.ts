@@ -16,7 +16,7 @@ import {
   submitNdjson,
   waitForProgress,
   waitForState,
-} from './bulk-jobs.helpers';
+} from './support/bulk-jobs';
 import {
   ACME_KEY,
   ADMIN_KEY,
@@ -26,7 +26,7 @@ import {
   metricSum,
   startMesh,
   type Mesh,
-} from './router-e2e.helpers';
+} from './support/router-mesh';
 
 /**
  * The life of a job around its workers and its model: a pinned version that goes away and

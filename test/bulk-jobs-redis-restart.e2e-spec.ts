@@ -14,8 +14,8 @@ import {
   submitNdjson,
   waitForProgress,
   waitForState,
-} from './bulk-jobs.helpers';
-import { ACME_KEY, hostPort, startMesh, type Mesh } from './router-e2e.helpers';
+} from './support/bulk-jobs';
+import { ACME_KEY, hostPort, startMesh, type Mesh } from './support/router-mesh';
 
 /**
  * A Redis of this test's own (AOF, fsync on every write) is killed while a job runs and

@@ -15,7 +15,7 @@ import {
   textOf,
   waitForProgress,
   waitForState,
-} from './bulk-jobs.helpers';
+} from './support/bulk-jobs';
 import {
   ACME_KEY,
   ADMIN_KEY,
@@ -24,7 +24,7 @@ import {
   hostPort,
   startMesh,
   type Mesh,
-} from './router-e2e.helpers';
+} from './support/router-mesh';
 
 jest.setTimeout(240_000);
 

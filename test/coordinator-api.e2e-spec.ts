@@ -1,7 +1,7 @@
 import { closeRedis, createRedis, type RedisClient } from '@mesh/config';
 import { RoutingTableRepository } from '@mesh/routing';
 import { startApp, uniquePrefix, type StartedApp } from './support/app-process';
-import { postIgnoringEpipe } from './router-e2e.helpers';
+import { postIgnoringEpipe } from './support/router-mesh';
 
 jest.setTimeout(120_000);
 

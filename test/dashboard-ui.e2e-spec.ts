@@ -5,8 +5,8 @@ import { closeRedis, createRedis, type RedisClient } from '@mesh/config';
 import puppeteer, { type Browser, type Page } from 'puppeteer-core';
 import { RoutingTableRepository } from '@mesh/routing';
 import { RouterHeartbeatRepository } from '@mesh/signals';
-import { ndjsonOf, startWorker, submitNdjson } from './bulk-jobs.helpers';
-import { ACME_KEY, GLOBEX_KEY, call, hostPort, startMesh, type Mesh } from './router-e2e.helpers';
+import { ndjsonOf, startWorker, submitNdjson } from './support/bulk-jobs';
+import { ACME_KEY, GLOBEX_KEY, call, hostPort, startMesh, type Mesh } from './support/router-mesh';
 import { ROOT, startApp, uniquePrefix, type StartedApp } from './support/app-process';
 import { pollUntil } from './support/poll';
 

@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { createRedis, closeRedis } from '@mesh/config';
-import { startMesh, type Mesh } from './router-e2e.helpers';
+import { startMesh, type Mesh } from './support/router-mesh';
 import { ROOT, uniquePrefix } from './support/app-process';
 import { freePort } from './support/free-port';
 

@@ -1,7 +1,7 @@
 import * as grpc from '@grpc/grpc-js';
 import { createRedis, closeRedis } from '@mesh/config';
 import { readFileSync } from 'node:fs';
-import { RawKServeClient } from '../apps/model-host/test/e2e-fixtures';
+import { RawKServeClient } from './support/model-host-fixtures';
 import { makeTlsFiles, type TlsFiles } from '../libs/kserve/src/testing/tls-files';
 import { runToExit, uniquePrefix } from './support/app-process';
 import { pollUntil } from './support/poll';
@@ -12,7 +12,7 @@ import {
   predictorClient,
   startMesh,
   type Mesh,
-} from './router-e2e.helpers';
+} from './support/router-mesh';
 
 jest.setTimeout(60_000);
 

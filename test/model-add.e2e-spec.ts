@@ -10,7 +10,7 @@ import {
   stripDemoModel,
 } from '../scripts/model-cli/testing/exported-model.fixture';
 import { ROOT, uniquePrefix } from './support/app-process';
-import { ADMIN_KEY, call, startMesh, type Mesh } from './router-e2e.helpers';
+import { ADMIN_KEY, call, startMesh, type Mesh } from './support/router-mesh';
 
 /**
  * Bring your own model, end to end: a generator-written model stripped to what a team exports

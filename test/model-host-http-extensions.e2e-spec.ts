@@ -11,7 +11,7 @@ import {
   tokenRow,
   writeReluModel,
   type Any,
-} from '../apps/model-host/test/e2e-fixtures';
+} from './support/model-host-fixtures';
 import { startApp, type StartedApp } from './support/app-process';
 
 jest.setTimeout(60_000);

@@ -6,7 +6,7 @@ import {
   makeRepository,
   tokenRow,
   type Any,
-} from '../apps/model-host/test/e2e-fixtures';
+} from './support/model-host-fixtures';
 import { startApp, type StartedApp } from './support/app-process';
 import { pollUntil } from './support/poll';
 

@@ -5,7 +5,7 @@ import {
   makeRepository,
   pendingRequests,
   tokenRow,
-} from '../apps/model-host/test/e2e-fixtures';
+} from './support/model-host-fixtures';
 import { runToExit, startApp } from './support/app-process';
 import { pollUntil } from './support/poll';
 

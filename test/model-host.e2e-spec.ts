@@ -8,7 +8,7 @@ import {
   makeRepository,
   tokenRow,
   type Any,
-} from '../apps/model-host/test/e2e-fixtures';
+} from './support/model-host-fixtures';
 import { samplesNamed } from '../libs/telemetry/src/testing/prometheus-text';
 import { startApp, type StartedApp } from './support/app-process';
 

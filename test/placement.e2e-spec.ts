@@ -5,9 +5,9 @@ import { join } from 'node:path';
 import { createRedis, closeRedis, type RedisClient } from '@mesh/config';
 import { PlacementKeys, type BackendLedger } from '@mesh/placement';
 import { writeModelCopies } from '../scripts/models/model-copies';
-import { ndjsonOf, results, startWorker, submitNdjson, waitForState } from './bulk-jobs.helpers';
-import { call } from './router-e2e.helpers';
-import { freePort, startCoordinator, startHost, startRouter } from './rollout-e2e.helpers';
+import { ndjsonOf, results, startWorker, submitNdjson, waitForState } from './support/bulk-jobs';
+import { call } from './support/router-mesh';
+import { freePort, startCoordinator, startHost, startRouter } from './support/rollout-mesh';
 import { ROOT, uniquePrefix, type StartedApp } from './support/app-process';
 import { pollUntil } from './support/poll';
 

@@ -4,7 +4,7 @@ import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createRedis, closeRedis } from '@mesh/config';
 import { parse as parseYaml } from 'yaml';
-import { hostPort } from './router-e2e.helpers';
+import { hostPort } from './support/router-mesh';
 import { ROOT, killGroup, uniquePrefix } from './support/app-process';
 import { commandsOf, fencedBlocks } from './support/readme-blocks';
 

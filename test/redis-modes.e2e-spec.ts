@@ -11,8 +11,8 @@ import {
   startWorker,
   submitNdjson,
   waitForState,
-} from './bulk-jobs.helpers';
-import { call } from './router-e2e.helpers';
+} from './support/bulk-jobs';
+import { call } from './support/router-mesh';
 import {
   ADMIN,
   MODEL,
@@ -25,7 +25,7 @@ import {
   startRouter,
   waitForRollout,
   writeRolloutRepository,
-} from './rollout-e2e.helpers';
+} from './support/rollout-mesh';
 import { uniquePrefix, type StartedApp } from './support/app-process';
 import { pollUntil } from './support/poll';
 import { RedisClusterHarness, RedisSentinelHarness } from './support/redis-servers';

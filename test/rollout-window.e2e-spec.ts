@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { createRedis, closeRedis, type RedisClient } from '@mesh/config';
 import { RoutingTableRepository } from '@mesh/routing';
 import { RedisTrafficSignalSource } from '@mesh/signals';
-import { call } from './router-e2e.helpers';
+import { call } from './support/router-mesh';
 import {
   ADMIN,
   MODEL,
@@ -20,7 +20,7 @@ import {
   waitForRollout,
   writeRolloutRepository,
   type RolloutView,
-} from './rollout-e2e.helpers';
+} from './support/rollout-mesh';
 import { uniquePrefix, type StartedApp } from './support/app-process';
 import { pollUntil } from './support/poll';
 

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createRedis, closeRedis, type RedisClient } from '@mesh/config';
 import { FencedWriteError, RoutingTableRepository, routingKeys } from '@mesh/routing';
-import { call, metricSum } from './router-e2e.helpers';
+import { call, metricSum } from './support/router-mesh';
 import {
   ADMIN,
   BAD_VERSION,
@@ -25,7 +25,7 @@ import {
   writeRolloutRepository,
   type Answer,
   type RolloutView,
-} from './rollout-e2e.helpers';
+} from './support/rollout-mesh';
 import { uniquePrefix, type StartedApp } from './support/app-process';
 import { pollUntil } from './support/poll';
 

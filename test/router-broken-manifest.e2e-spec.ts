@@ -4,7 +4,7 @@ import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:f
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createRedis, closeRedis } from '@mesh/config';
-import { pendingRequests } from '../apps/model-host/test/e2e-fixtures';
+import { pendingRequests } from './support/model-host-fixtures';
 import { ROOT, startApp, uniquePrefix } from './support/app-process';
 import { pollUntil } from './support/poll';
 import {
@@ -17,7 +17,7 @@ import {
   predictorClient,
   startMesh,
   type Mesh,
-} from './router-e2e.helpers';
+} from './support/router-mesh';
 
 jest.setTimeout(60_000);
 

@@ -1,7 +1,7 @@
 /* eslint-disable @typescript-eslint/no-explicit-any, @typescript-eslint/no-unsafe-return -- wire JSON is untyped by nature */
 import { uniquePrefix } from './support/app-process';
 import { dropPrefix } from './support/redis-prefix';
-import { ACME_KEY, call, metricSum, startMesh, type Mesh } from './router-e2e.helpers';
+import { ACME_KEY, call, metricSum, startMesh, type Mesh } from './support/router-mesh';
 
 jest.setTimeout(90_000);
 

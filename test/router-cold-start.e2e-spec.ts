@@ -12,7 +12,7 @@ import {
   hostPort,
   metricSum,
   predictorClient,
-} from './router-e2e.helpers';
+} from './support/router-mesh';
 import { ROOT, startApp, uniquePrefix, type StartedApp } from './support/app-process';
 import { pollUntil } from './support/poll';
 

@@ -15,7 +15,7 @@ import {
   predictorClient,
   startMesh,
   type Mesh,
-} from './router-e2e.helpers';
+} from './support/router-mesh';
 
 /**
  * The router's HTTP/gRPC edge as a client meets it: one error shape and the right status for

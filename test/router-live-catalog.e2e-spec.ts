@@ -9,7 +9,7 @@ import {
   RouterHeartbeatRepository,
   type RouterHeartbeat,
 } from '@mesh/signals';
-import { ADMIN_KEY, call, hostPort } from './router-e2e.helpers';
+import { ADMIN_KEY, call, hostPort } from './support/router-mesh';
 import { ROOT, startApp, uniquePrefix, type StartedApp } from './support/app-process';
 import { pollUntil } from './support/poll';
 

@@ -2,7 +2,7 @@
 import * as grpc from '@grpc/grpc-js';
 import { createRedis, closeRedis } from '@mesh/config';
 import { uniquePrefix } from './support/app-process';
-import { ACME_KEY, predictorClient, startMesh, type Mesh } from './router-e2e.helpers';
+import { ACME_KEY, predictorClient, startMesh, type Mesh } from './support/router-mesh';
 
 jest.setTimeout(60_000);
 

@@ -14,7 +14,7 @@ import {
   predictorClient,
   startMesh,
   type Mesh,
-} from './router-e2e.helpers';
+} from './support/router-mesh';
 
 jest.setTimeout(120_000);
 

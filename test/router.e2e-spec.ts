@@ -17,7 +17,7 @@ import {
   predictorService,
   startMesh,
   type Mesh,
-} from './router-e2e.helpers';
+} from './support/router-mesh';
 
 jest.setTimeout(60_000);
 

@@ -1,8 +1,8 @@
 /* eslint-disable @typescript-eslint/no-explicit-any -- wire JSON and grpc-js dynamic clients are untyped by nature */
 import type * as grpc from '@grpc/grpc-js';
 import { closeRedis, createRedis } from '@mesh/config';
-import { bearer, jobStatus, jobsClient, startWorker, waitForState } from './bulk-jobs.helpers';
-import { ACME_KEY, call, hostPort, startMesh, type Mesh } from './router-e2e.helpers';
+import { bearer, jobStatus, jobsClient, startWorker, waitForState } from './support/bulk-jobs';
+import { ACME_KEY, call, hostPort, startMesh, type Mesh } from './support/router-mesh';
 import { uniquePrefix, type StartedApp } from './support/app-process';
 import {
   callerTrace,

@@ -1,7 +1,7 @@
 /* eslint-disable @typescript-eslint/no-explicit-any, @typescript-eslint/no-unsafe-return -- grpc-js dynamic clients are untyped */
 import * as grpc from '@grpc/grpc-js';
 import { closeRedis, createRedis } from '@mesh/config';
-import { ACME_KEY, predictorClient, startMesh, type Mesh } from './router-e2e.helpers';
+import { ACME_KEY, predictorClient, startMesh, type Mesh } from './support/router-mesh';
 import { uniquePrefix } from './support/app-process';
 import {
   callerTrace,

@@ -6,7 +6,7 @@ import {
   predictorClient,
   startMesh,
   type Mesh,
-} from './router-e2e.helpers';
+} from './support/router-mesh';
 import { uniquePrefix } from './support/app-process';
 import {
   callerTrace,

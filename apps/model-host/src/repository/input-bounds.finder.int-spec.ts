@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { DEMO_MODELS } from '../../../../scripts/models/demo-catalog';
-import { ROOT, ensureTinyModels } from '../../test/e2e-fixtures';
+import { ROOT, ensureTinyModels } from '../../../../test/support/model-host-fixtures';
 import { findInputBounds } from './input-bounds.finder';
 import { ModelFilesRepository } from './model-files.repository';
 

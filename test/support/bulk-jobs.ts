@@ -5,8 +5,8 @@ import { createRedis, closeRedis } from '@mesh/config';
 import { CHUNK_QUEUE, bullPrefix } from '@mesh/jobs';
 import { Queue } from 'bullmq';
 import { join } from 'node:path';
-import { ROOT, startApp, type StartedApp } from './support/app-process';
-import { pollUntil } from './support/poll';
+import { ROOT, startApp, type StartedApp } from './app-process';
+import { pollUntil } from './poll';
 
 /** Short lock and stall intervals, so a killed worker's chunk comes back within seconds. */
 export const FAST_WORKER_ENV = {

@@ -1,12 +1,12 @@
 import { createHash } from 'node:crypto';
 import { cpSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { DEMO_MODELS } from '../scripts/models/demo-catalog';
-import { ModelRepositoryWriter } from '../scripts/models/model-repository.writer';
-import { readWordListFile, WORD_LIST_PATH } from '../scripts/models/word-list';
-import { call } from './router-e2e.helpers';
-import { ROOT, startApp, type StartedApp } from './support/app-process';
-import { pollUntil } from './support/poll';
+import { DEMO_MODELS } from '../../scripts/models/demo-catalog';
+import { ModelRepositoryWriter } from '../../scripts/models/model-repository.writer';
+import { readWordListFile, WORD_LIST_PATH } from '../../scripts/models/word-list';
+import { call } from './router-mesh';
+import { ROOT, startApp, type StartedApp } from './app-process';
+import { pollUntil } from './poll';
 
 /**
  * Support for the rollout end-to-end suite: a model repository with good and bad versions of
@@ -76,7 +76,7 @@ routes:
   return seed;
 }
 
-export { freePort } from './support/free-port';
+export { freePort } from './free-port';
 
 /**
  * A model host in explicit mode (as Triton runs in production), loading the model at startup

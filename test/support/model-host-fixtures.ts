@@ -17,11 +17,11 @@ import {
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { metricSum } from '../../../libs/telemetry/src/testing/prometheus-text';
-import { OnnxGraphBuilder } from '../../../scripts/models/onnx-graph.builder';
-import { OnnxDataType, encodeOnnxModel } from '../../../scripts/models/onnx-proto';
+import { metricSum } from '../../libs/telemetry/src/testing/prometheus-text';
+import { OnnxGraphBuilder } from '../../scripts/models/onnx-graph.builder';
+import { OnnxDataType, encodeOnnxModel } from '../../scripts/models/onnx-proto';
 
-export const ROOT = join(__dirname, '..', '..', '..');
+export const ROOT = join(__dirname, '..', '..');
 const DEMO = join(ROOT, 'model_repository');
 
 /** Generates the tiny demo models once if a fresh checkout has none. */

@@ -3,8 +3,8 @@ import * as grpc from '@grpc/grpc-js';
 import * as protoLoader from '@grpc/proto-loader';
 import { request } from 'node:http';
 import { join } from 'node:path';
-import { ROOT, startApp, type StartedApp } from './support/app-process';
-import { pollUntil } from './support/poll';
+import { ROOT, startApp, type StartedApp } from './app-process';
+import { pollUntil } from './poll';
 
 /** Demo keys from deploy/config/mesh.yaml (local use only). */
 export const ACME_KEY = 'acme-demo-key';
@@ -190,7 +190,7 @@ export function grpcCall<T = any>(
 }
 
 /** The suites read /metrics with the one Prometheus text parser the benches use too. */
-export { metricSum } from '../libs/telemetry/src/testing/prometheus-text';
+export { metricSum } from '../../libs/telemetry/src/testing/prometheus-text';
 
 /**
  * POSTs a body the server may refuse before reading it all (413 on Content-Length): the

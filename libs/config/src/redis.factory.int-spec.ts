@@ -1,5 +1,6 @@
 import { closeRedis, createRedis, roleOptions, type RedisClient } from './redis.factory';
 import { uniquePrefix } from '../../../test/support/redis-prefix';
+import { pollUntil } from '../../../test/support/poll';
 
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 // Nothing listens there: the connection keeps reconnecting, as while Redis is down.
@@ -120,9 +121,9 @@ describe('closeRedis', () => {
 });
 
 async function pollUntilEnded(client: RedisClient): Promise<void> {
-  const deadline = Date.now() + 2000;
-  while (client.status !== 'end') {
-    if (Date.now() > deadline) throw new Error(`still ${client.status}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
+  await pollUntil(() => (client.status === 'end' ? true : undefined), {
+    timeoutMs: 2000,
+    intervalMs: 20,
+    what: `the client to end (still ${client.status})`,
+  });
 }

@@ -73,14 +73,22 @@ describe('KServeBackend circuit breaker', () => {
   });
 
   it('lets a trial call through after halfOpenAfter and closes on its success', async () => {
-    const b = backend(30);
-    for (let i = 0; i < 3; i++)
-      await expect(b.run(() => Promise.reject(unavailable()))).rejects.toThrow();
-    expect(b.circuit).toBe('open');
-    await new Promise((r) => setTimeout(r, 40));
-    await expect(b.run(async () => 'trial')).resolves.toBe('trial');
-    expect(b.circuit).toBe('closed');
-    expect(b.available()).toBe(true);
+    // The breaker reads the clock when a call arrives; a fake one moves past halfOpenAfter.
+    jest.useFakeTimers();
+    try {
+      const b = backend(30);
+      for (let i = 0; i < 3; i++)
+        await expect(b.run(() => Promise.reject(unavailable()))).rejects.toThrow();
+      expect(b.circuit).toBe('open');
+      jest.advanceTimersByTime(29);
+      await expect(b.run(async () => 'too early')).rejects.toThrow();
+      jest.advanceTimersByTime(1);
+      await expect(b.run(async () => 'trial')).resolves.toBe('trial');
+      expect(b.circuit).toBe('closed');
+      expect(b.available()).toBe(true);
+    } finally {
+      jest.useRealTimers();
+    }
   });
 
   it('closes an open circuit on demand (a backend seen back after a restart)', async () => {

@@ -8,6 +8,7 @@ import {
   tracingEnabled,
   tracingSettingsOf,
 } from './tracing';
+import { pollUntil } from '../../../test/support/poll';
 
 const TRACE = '4bf92f3577b34da6a3ce929d0e0e4736';
 const PARENT = '00f067aa0ba902b7';
@@ -139,9 +140,10 @@ describe('export problems', () => {
     try {
       expect(tracingEnabled()).toBe(true);
       startRemoteChildSpan('POST /v1/predict', undefined).end();
-      for (let i = 0; i < 600 && warn.mock.calls.length === 0; i++) {
-        await new Promise((r) => setTimeout(r, 50));
-      }
+      await pollUntil(() => (warn.mock.calls.length > 0 ? true : undefined), {
+        timeoutMs: 30_000,
+        what: 'the refused export to be warned about',
+      });
       expect(warn.mock.calls[0]?.[0]).toMatchObject({
         event: 'tracing.export',
         endpoint: 'http://127.0.0.1:1/v1/traces',

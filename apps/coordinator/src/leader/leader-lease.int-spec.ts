@@ -2,6 +2,7 @@ import { closeRedis, createRedis, type RedisClient } from '@mesh/config';
 import { FencedWriteError, RoutingTableRepository, routingKeys } from '@mesh/routing';
 import { LeaderLease } from './leader-lease';
 import { uniquePrefix } from '../../../../test/support/redis-prefix';
+import { pollUntil } from '../../../../test/support/poll';
 
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const PREFIX = uniquePrefix(__filename);
@@ -111,12 +112,6 @@ describe('LeaderLease (real Redis)', () => {
   });
 });
 
-async function pollFor<T>(fn: () => Promise<T | undefined>): Promise<T> {
-  const deadline = Date.now() + 10_000;
-  for (;;) {
-    const value = await fn();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error('timed out');
-    await new Promise((r) => setTimeout(r, 50));
-  }
+function pollFor<T>(fn: () => Promise<T | undefined>): Promise<T> {
+  return pollUntil(fn, { timeoutMs: 10_000, what: 'the lease condition' });
 }

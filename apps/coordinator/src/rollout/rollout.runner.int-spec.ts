@@ -15,6 +15,7 @@ import { RolloutRepository } from './rollout.repository';
 import { RolloutRunner } from './rollout.runner';
 import type { RolloutRecord } from './rollout.types';
 import { uniquePrefix } from '../../../../test/support/redis-prefix';
+import { pollUntil } from '../../../../test/support/poll';
 
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const PREFIX = uniquePrefix(__filename);
@@ -88,12 +89,14 @@ describe('RolloutRunner (real Redis): leader loss and resume', () => {
     expect(b.runner.isLeader).toBe(false);
 
     // a "is killed": it stops renewing. b takes over once the lease lapses.
-    const deadline = Date.now() + 10_000;
-    while (!b.runner.isLeader && Date.now() < deadline) {
-      await new Promise((r) => setTimeout(r, 100));
-      await b.runner.tick();
-    }
-    expect(b.runner.isLeader).toBe(true);
+    // The lease is a Redis key with a TTL: b's ticks win it once that lapses.
+    await pollUntil(
+      async () => {
+        await b.runner.tick();
+        return b.runner.isLeader ? true : undefined;
+      },
+      { timeoutMs: 10_000, intervalMs: 100, what: 'b to take over the lapsed lease' },
+    );
     for (let i = 0; i < 50; i++) {
       if ((await b.repository.get(record.id))?.state === 'completed') break;
       clock.advance(31);

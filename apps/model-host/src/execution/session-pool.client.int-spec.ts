@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { execSync } from 'node:child_process';
 import { LONE_REST_MS, SessionPoolClient } from './session-pool.client';
+import { pollUntil } from '../../../../test/support/poll';
 
 const ROOT = join(__dirname, '..', '..', '..', '..');
 const MODEL = join(ROOT, 'model_repository', 'sentiment-en', '1', 'model.onnx');
@@ -161,8 +162,10 @@ describe('SessionPoolClient (real ORT in worker threads)', () => {
       const inFlight = pool.run(feeds(), ['logits']);
       await dying;
       await expect(inFlight).rejects.toThrow('session worker exited');
-      const deadline = Date.now() + 30_000;
-      while (capacity === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+      await pollUntil(() => (capacity !== 0 ? true : undefined), {
+        timeoutMs: 30_000,
+        what: 'a replacement worker to report capacity',
+      });
       expect(capacity).toBe(1);
       expect(pool.size).toBe(1);
       expect(pool.idleCount).toBe(1);

@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { RequestValidationError } from '../errors/router.errors';
 import { toStreamError } from './grpc-error.filter';
 import { PredictStreams, type StreamedPredict } from './predict.stream';
+import { pollUntil } from '../../../../test/support/poll';
 
 const LOADER = { keepCase: false, longs: Number, enums: String, defaults: true, oneofs: true };
 
@@ -97,8 +98,7 @@ function open(client: any) {
 }
 
 async function until(what: () => boolean): Promise<void> {
-  for (let i = 0; i < 500 && !what(); i++) await new Promise((r) => setTimeout(r, 10));
-  expect(what()).toBe(true);
+  await pollUntil(() => (what() ? true : undefined), { timeoutMs: 5000, intervalMs: 10 });
 }
 
 describe('PredictStreams', () => {

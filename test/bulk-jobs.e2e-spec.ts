@@ -71,7 +71,17 @@ describe('bulk jobs (router + model host + two workers, real Redis)', () => {
       ],
     });
     expect(split.status).toBe(200);
-    await new Promise((r) => setTimeout(r, 1000));
+    // acme was on version 2 alone: a predict answered by version 3 shows the router has the split.
+    await pollUntil(
+      async () => {
+        const p = await call(mesh.http, 'POST', '/v1/predict', {
+          key: ACME_KEY,
+          body: { task: 'intent', text: '你好' },
+        });
+        return p.body.version === 3 ? true : undefined;
+      },
+      { timeoutMs: 20_000, what: 'the router to follow the 50/50 split' },
+    );
     const submitted = await submitNdjson(mesh.http, ACME_KEY, 'intent', ndjsonOf(total));
     expect(submitted.status).toBe(202);
     const job = submitted.body;

@@ -198,11 +198,16 @@ function describeMode(
         // The subscriber re-subscribed on the new primary by itself.
         await pollUntil(
           async () => {
+            // Published again on every poll until one arrives through the re-subscription.
+            if (received.includes('after failover')) return true;
             await redis.publish(channel, 'after failover');
-            await new Promise((r) => setTimeout(r, 200));
-            return received.includes('after failover') ? true : undefined;
+            return undefined;
           },
-          { timeoutMs: 20_000, what: 'a message through the re-subscribed subscriber' },
+          {
+            timeoutMs: 20_000,
+            intervalMs: 200,
+            what: 'a message through the re-subscribed subscriber',
+          },
         );
       }, 60_000);
     }

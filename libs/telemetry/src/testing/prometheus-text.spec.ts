@@ -52,6 +52,8 @@ describe('parsePrometheusText', () => {
     expect(parseSampleLine('g +Inf').value).toBe(Infinity);
     expect(parseSampleLine('g -Inf').value).toBe(-Infinity);
     expect(parseSampleLine('g 1.5e-3').value).toBe(0.0015);
+    expect(parseSampleLine('g Nan').value).toBeNaN();
+    expect(parseSampleLine('g +inf').value).toBe(Infinity);
   });
 
   it('names the line it cannot read', () => {
@@ -74,6 +76,7 @@ describe('parsePrometheusText', () => {
       registers: [registry],
     });
     const gauge = new Gauge({ name: 't_gauge', help: 'h', registers: [registry] });
+    const unset = new Gauge({ name: 't_unset', help: 'h', registers: [registry] });
     const histogram = new Histogram({
       name: 't_seconds',
       help: 'h',
@@ -82,11 +85,13 @@ describe('parsePrometheusText', () => {
     });
     counter.inc({ k: 'a "quoted" value' }, 2);
     gauge.set(-4);
+    unset.set(NaN); // written as `Nan`, as the default event-loop lag gauges are before a sample
     histogram.observe(0.5);
     histogram.observe(3);
     const text = await registry.metrics();
     expect(metricSum(text, 't_total', { k: 'a "quoted" value' })).toBe(2);
     expect(metricSum(text, 't_gauge')).toBe(-4);
+    expect(samplesNamed(text, 't_unset')[0]?.value).toBeNaN();
     expect(valuesBySeries(text, 't_seconds_bucket')).toEqual({
       '{le="0.1"}': 0,
       '{le="1"}': 1,

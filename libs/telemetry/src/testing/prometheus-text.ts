@@ -73,10 +73,12 @@ export function parseSampleLine(line: string): PrometheusSample {
   return { name, labels, value };
 }
 
+/** A sample value; NaN and ±Inf in any case, as Prometheus reads them (prom-client writes `Nan`). */
 function sampleValue(text: string): number | undefined {
-  if (text === '+Inf' || text === 'Inf') return Infinity;
-  if (text === '-Inf') return -Infinity;
-  if (text === 'NaN') return NaN;
+  const word = text.toLowerCase();
+  if (word === '+inf' || word === 'inf') return Infinity;
+  if (word === '-inf') return -Infinity;
+  if (word === 'nan') return NaN;
   const value = Number(text);
   return Number.isNaN(value) ? undefined : value;
 }

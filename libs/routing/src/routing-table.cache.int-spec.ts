@@ -1,10 +1,11 @@
-import { createHash, randomUUID } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import { closeRedis, createRedis, type RedisClient } from '@mesh/config';
 import { pollUntil } from '../../../test/support/poll';
 import { RoutingTableCache } from './routing-table.cache';
 import { RoutingTableRepository } from './routing-table.repository';
 import { RouteNotFoundError } from './routing.errors';
 import type { Route, RoutingTable, RoutingTableData, Tenant } from './routing.types';
+import { uniquePrefix } from '../../../test/support/redis-prefix';
 
 /** The stored form of a fixture key (sha256 hex, as the tenancy lib hashes keys). */
 function sha256Hex(key: string): string {
@@ -12,7 +13,7 @@ function sha256Hex(key: string): string {
 }
 
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
-const FILE_PREFIX = `test:routing-cache:${randomUUID().slice(0, 8)}`;
+const FILE_PREFIX = uniquePrefix(__filename);
 const clients: RedisClient[] = [];
 const caches: RoutingTableCache[] = [];
 let counter = 0;

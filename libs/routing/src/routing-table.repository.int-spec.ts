@@ -1,4 +1,4 @@
-import { createHash, randomUUID } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 import { closeRedis, createRedis, type RedisClient } from '@mesh/config';
 import { seedFromMeshConfig } from './routing-seed';
@@ -9,6 +9,7 @@ import {
   RoutingValidationError,
 } from './routing.errors';
 import type { Route, RoutingTableData, Tenant } from './routing.types';
+import { uniquePrefix } from '../../../test/support/redis-prefix';
 
 /** The stored form of a fixture key (sha256 hex, as the tenancy lib hashes keys). */
 function sha256Hex(key: string): string {
@@ -16,7 +17,7 @@ function sha256Hex(key: string): string {
 }
 
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
-const FILE_PREFIX = `test:routing-repository:${randomUUID().slice(0, 8)}`;
+const FILE_PREFIX = uniquePrefix(__filename);
 const clients: RedisClient[] = [];
 let counter = 0;
 

@@ -13,13 +13,14 @@ import { RoutingTableRepository } from './routing-table.repository';
 import { EpochConflictError, FencedWriteError } from './routing.errors';
 import { routingKeys } from './routing.keys';
 import type { Route, RoutingTableData } from './routing.types';
+import { uniquePrefix } from '../../../test/support/redis-prefix';
 
 /** The stored form of a fixture key (sha256 hex, as the tenancy lib hashes keys). */
 function sha256Hex(key: string): string {
   return createHash('sha256').update(key, 'utf8').digest('hex');
 }
 
-const PREFIX = `int:routing-cluster:${process.pid}`;
+const PREFIX = uniquePrefix(__filename, undefined, { ownServer: true });
 
 let cluster: RedisClusterHarness;
 let redis: RedisClient;

@@ -1,10 +1,10 @@
-import { randomUUID } from 'node:crypto';
 import { closeRedis, createRedis, type RedisClient } from '@mesh/config';
 import { RedisTrafficSignalSource } from './redis-traffic-signal.source';
 import { TrafficSignalRecorder } from './traffic-signal.recorder';
+import { uniquePrefix } from '../../../test/support/redis-prefix';
 
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
-const PREFIX = `test:signal-versions:${randomUUID().slice(0, 8)}`;
+const PREFIX = uniquePrefix(__filename);
 const BUCKET = 5000;
 // A bucket boundary far from "now", so buckets are chosen by their own timestamps only.
 const T0 = 1_800_000_000_000;

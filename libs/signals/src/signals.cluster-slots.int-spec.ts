@@ -9,8 +9,9 @@ import { RedisClusterHarness } from '../../../test/support/redis-servers';
 import { RedisTrafficSignalSource } from './redis-traffic-signal.source';
 import { RouterHeartbeatRepository } from './router-heartbeat.repository';
 import { TrafficSignalRecorder } from './traffic-signal.recorder';
+import { uniquePrefix } from '../../../test/support/redis-prefix';
 
-const PREFIX = `int:signals-cluster:${process.pid}`;
+const PREFIX = uniquePrefix(__filename, undefined, { ownServer: true });
 
 let cluster: RedisClusterHarness;
 let redis: RedisClient;

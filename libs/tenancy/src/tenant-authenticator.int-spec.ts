@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import { closeRedis, createRedis, type RedisClient } from '@mesh/config';
 import {
   RoutingTableCache,
@@ -9,9 +8,10 @@ import {
 import { pollUntil } from '../../../test/support/poll';
 import { sha256Hex } from './api-key';
 import { TenantAuthenticator } from './tenant-authenticator';
+import { uniquePrefix } from '../../../test/support/redis-prefix';
 
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
-const keyPrefix = `test:tenant-auth:${randomUUID().slice(0, 8)}`;
+const keyPrefix = uniquePrefix(__filename);
 const clients: RedisClient[] = [];
 let cache: RoutingTableCache | undefined;
 

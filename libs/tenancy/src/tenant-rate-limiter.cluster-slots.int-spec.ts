@@ -5,8 +5,9 @@
 import { closeRedis, createRedis, type RedisClient } from '@mesh/config';
 import { RedisClusterHarness } from '../../../test/support/redis-servers';
 import { TenantRateLimiter } from './tenant-rate-limiter';
+import { uniquePrefix } from '../../../test/support/redis-prefix';
 
-const PREFIX = `int:tenancy-cluster:${process.pid}`;
+const PREFIX = uniquePrefix(__filename, undefined, { ownServer: true });
 
 let cluster: RedisClusterHarness;
 let redis: RedisClient;

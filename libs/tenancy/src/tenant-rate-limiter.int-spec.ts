@@ -1,11 +1,11 @@
-import { randomUUID } from 'node:crypto';
 import { closeRedis, createRedis, type RedisClient } from '@mesh/config';
 import { RateLimitedError } from '@mesh/routing';
 import { pollUntil } from '../../../test/support/poll';
 import { rateLimitWindow, TenantRateLimiter } from './tenant-rate-limiter';
+import { uniquePrefix } from '../../../test/support/redis-prefix';
 
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
-const FILE_PREFIX = `test:routing-ratelimit:${randomUUID().slice(0, 8)}`;
+const FILE_PREFIX = uniquePrefix(__filename);
 const clients: RedisClient[] = [];
 let counter = 0;
 

@@ -14,14 +14,9 @@ module.exports = {
       comment:
         'scripts and benches compose libs; an app is a process they start, never a module they import ' +
         "(an app's env surface is read from @mesh/app-config, the signature check from " +
-        "@mesh/model-repository). One edge is allowed until the model host's version building has a " +
-        "lib of its own: `mesh model add` measures a version's memory by building it with the " +
-        "host's own builder (sessions, batcher, warm-up), so the number is what a host would count",
+        "@mesh/model-repository; `mesh model add` forks the model host's footprint entry)",
       severity: 'error',
-      from: {
-        path: '^(scripts|bench)/',
-        pathNot: '^scripts/model-cli/version-footprint\\.meter\\.ts$',
-      },
+      from: { path: '^(scripts|bench)/' },
       to: { path: '^apps/' },
     },
     {

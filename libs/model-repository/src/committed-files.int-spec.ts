@@ -32,8 +32,8 @@ describe('committed configs and manifests', () => {
     const names = files.map((f) => relative(REPO, f));
     expect(names).toEqual(
       expect.arrayContaining([
-        'libs/model-repository/src/fixtures/report-a.config.pbtxt',
-        'libs/model-repository/src/fixtures/report-c.config.pbtxt',
+        'libs/model-repository/src/testing/report-a.config.pbtxt',
+        'libs/model-repository/src/testing/report-c.config.pbtxt',
         'model_repository/question-type-zh/config.pbtxt',
         'model_repository/question-type-zh/2/preprocess.json',
       ]),

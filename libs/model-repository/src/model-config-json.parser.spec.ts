@@ -5,7 +5,7 @@ import { parseModelConfigJson } from './model-config-json.parser';
 import { parseModelConfig } from './model-config.parser';
 import { modelConfigToProtoJson } from './model-config.proto-json';
 
-const fixture = (name: string) => readFileSync(join(__dirname, 'fixtures', name), 'utf8');
+const fixture = (name: string) => readFileSync(join(__dirname, 'testing', name), 'utf8');
 
 function jsonError(text: string): string {
   try {

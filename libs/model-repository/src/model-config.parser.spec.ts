@@ -4,7 +4,7 @@ import { ModelConfigParseError } from './model-config.errors';
 import { parseModelConfig, parseModelConfigDetailed } from './model-config.parser';
 import type { ModelConfig } from './model-config.types';
 
-const fixture = (name: string) => readFileSync(join(__dirname, 'fixtures', name), 'utf8');
+const fixture = (name: string) => readFileSync(join(__dirname, 'testing', name), 'utf8');
 
 function parseError(text: string): ModelConfigParseError {
   try {

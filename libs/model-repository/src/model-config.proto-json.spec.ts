@@ -4,7 +4,7 @@ import * as protobuf from 'protobufjs';
 import { parseModelConfig } from './model-config.parser';
 import { modelConfigToProtoJson, type ProtoJson } from './model-config.proto-json';
 
-const fixture = (name: string) => readFileSync(join(__dirname, 'fixtures', name), 'utf8');
+const fixture = (name: string) => readFileSync(join(__dirname, 'testing', name), 'utf8');
 const PROTO = join(__dirname, '../../../proto/inference/model_config.proto');
 
 const FULL = `

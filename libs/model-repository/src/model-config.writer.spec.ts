@@ -107,10 +107,7 @@ describe('writeModelConfig', () => {
   it.each(['report-a.config.pbtxt', 'report-c.config.pbtxt'])(
     'round-trips the field-report config %s through the parser',
     (name) => {
-      const config = parseModelConfig(
-        readFileSync(join(__dirname, 'fixtures', name), 'utf8'),
-        name,
-      );
+      const config = parseModelConfig(readFileSync(join(__dirname, 'testing', name), 'utf8'), name);
       expect(roundTrip(config)).toEqual(config);
     },
   );

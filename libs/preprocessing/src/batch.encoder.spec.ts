@@ -1,4 +1,4 @@
-import { fixtureEncoder, fixtureTokenizer } from './fixtures/fixture-tokenizer';
+import { fixtureEncoder, fixtureTokenizer } from './testing/fixture-tokenizer';
 import { InputTooLargeError, InputValidationError } from './preprocessing.errors';
 import { batchTensors, int64TensorBytes } from './raw-input.contents';
 

@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { BatchEncoder } from './batch.encoder';
 import { BertTokenizer } from './bert.tokenizer';
-import { GOLDEN_CASES } from './fixtures/golden-cases';
+import { GOLDEN_CASES } from './testing/golden-cases';
 import { PipelineRegistry } from './pipeline.registry';
 
 interface Golden {

@@ -1,4 +1,4 @@
-import { BigIntArr } from './fixtures/test-arrays';
+import { BigIntArr } from './testing/test-arrays';
 import { OutputPostprocessor } from './output.postprocessor';
 import { OutputShapeError } from './preprocessing.errors';
 

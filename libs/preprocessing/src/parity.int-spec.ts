@@ -10,12 +10,12 @@ import { Tokenizer as HfJsTokenizer } from '@huggingface/tokenizers';
 import { Tokenizer as RustTokenizer, type TruncationStrategy } from 'tokenizers';
 import { BatchEncoder } from './batch.encoder';
 import { BertTokenizer } from './bert.tokenizer';
-import { buildParityCorpus } from './fixtures/parity-corpus';
+import { buildParityCorpus } from './testing/parity-corpus';
 import { PipelineRegistry, type PipelineDefinition } from './pipeline.registry';
 
 const ROOT = join(__dirname, '..', '..', '..');
 const TOKENIZER_FILES = [
-  join(__dirname, 'fixtures', 'bert-fixture.tokenizer.json'),
+  join(__dirname, 'testing', 'bert-fixture.tokenizer.json'),
   join(ROOT, 'model_repository', 'intent-zh', '1', 'tokenizer.json'),
 ].filter((f) => existsSync(f));
 const LONGEST_FIRST = 'LongestFirst' as TruncationStrategy;
@@ -123,7 +123,7 @@ describe.each(TOKENIZER_FILES.map((f) => [f.slice(ROOT.length + 1), f]))(
 describe('@huggingface/tokenizers 0.2.0 divergence this library corrects', () => {
   // The JS BertNormalizer tests UTF-16 units, so CJK ideographs outside the BMP are not
   // isolated as words; the Rust normalizer isolates them. BertTokenizer spaces them first.
-  const file = join(__dirname, 'fixtures', 'bert-fixture.tokenizer.json');
+  const file = join(__dirname, 'testing', 'bert-fixture.tokenizer.json');
   const text = 'brown𪚥intern';
 
   it('raw @huggingface/tokenizers glues the ideograph to its neighbours', () => {
@@ -154,7 +154,7 @@ describe('@huggingface/tokenizers 0.2.0 divergence this library corrects', () =>
 describe('longest-first truncation of pairs matches Rust on a length grid', () => {
   // Words of 1, 2 and ~20 tokens so the "cap at the word that reaches maxLength" rule and
   // the odd-token assignment are both exercised.
-  const file = join(__dirname, 'fixtures', 'bert-fixture.tokenizer.json');
+  const file = join(__dirname, 'testing', 'bert-fixture.tokenizer.json');
   const words = (n: number, w: string): string => Array.from({ length: n }, () => w).join(' ');
   const texts = [0, 1, 3, 6, 9, 10, 11, 12, 13, 20].flatMap((n) => [
     words(n, 'a'),
@@ -180,7 +180,7 @@ describe('Greek capital sigma with a vocabulary that holds σ and ς', () => {
   // JS toLowerCase turns a word-final Σ into ς; the Rust normalizer lowercases per character.
   it('lowercases Σ to σ everywhere, as Rust does', async () => {
     const json = JSON.parse(
-      readFileSync(join(__dirname, 'fixtures', 'bert-fixture.tokenizer.json'), 'utf8'),
+      readFileSync(join(__dirname, 'testing', 'bert-fixture.tokenizer.json'), 'utf8'),
     ) as { model: { vocab: Record<string, number> } };
     let next = Math.max(...Object.values(json.model.vocab)) + 1;
     for (const c of 'αβγδεοσςλ') for (const t of [c, `##${c}`]) json.model.vocab[t] = next++;

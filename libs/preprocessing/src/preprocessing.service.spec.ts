@@ -10,7 +10,7 @@ import {
   type ModelConfig,
   type PreprocessManifest,
 } from '@mesh/model-repository';
-import { FIXTURE_TOKENIZER_FILE } from './fixtures/fixture-tokenizer';
+import { FIXTURE_TOKENIZER_FILE } from './testing/fixture-tokenizer';
 import { PreprocessingMismatchError } from './preprocessing.errors';
 import { PreprocessingService } from './preprocessing.service';
 

@@ -10,7 +10,7 @@ import { BertTokenizer } from './bert.tokenizer';
 
 jest.setTimeout(120_000);
 
-const FILE = join(__dirname, 'fixtures', 'bert-fixture.tokenizer.json');
+const FILE = join(__dirname, 'testing', 'bert-fixture.tokenizer.json');
 
 function codePoints(): number[] {
   const out: number[] = [];

@@ -90,7 +90,20 @@ function describeMode(
       const blocking = open('blocking', `modes-${mode}-blocked`);
       const list = `${PREFIX}:{q}:list`;
       const popped = blocking.blpop(list, 10);
-      await new Promise((r) => setTimeout(r, 100));
+      // Push only once the BLPOP is parked on its node, so the blocking path is what answers.
+      await pollUntil(
+        async () => {
+          // A cluster client knows its nodes once it has connected, so ask on every poll.
+          await redis.ping();
+          for (const node of isCluster(redis) ? redis.nodes('master') : [redis]) {
+            const clients = (await node.client('LIST')) as string;
+            const line = clients.split('\n').find((l) => l.includes(`name=modes-${mode}-blocked `));
+            if (line?.includes('cmd=blpop')) return true;
+          }
+          return undefined;
+        },
+        { timeoutMs: 10_000, what: 'the BLPOP to block' },
+      );
       await redis.rpush(list, 'item');
       expect(await popped).toEqual([list, 'item']);
     });

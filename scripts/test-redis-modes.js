@@ -30,9 +30,9 @@ async function main() {
     // Paths first: --selectProjects takes every name after it.
     runJest('integration specs on a cluster and a Sentinel setup', [
       'redis.modes',
-      'redis.replica-ack',
-      'job-change.feed.cluster',
-      'job-change.feed.sentinel',
+      'redis-replica-ack',
+      'job-change-feed-cluster',
+      'job-change-feed-sentinel',
       '--selectProjects',
       'integration',
     ]);

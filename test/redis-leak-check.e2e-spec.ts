@@ -9,7 +9,7 @@ import { ROOT } from './support/app-process';
 import Redis from 'ioredis';
 import { SHARED_REDIS_URL, keysUnder } from './support/redis-prefix';
 
-const FIXTURE = 'test/support/fixtures/redis-leak.fixture.ts';
+const FIXTURE = 'test/support/fixtures/redis-leak-fixture.ts';
 
 /** Runs the fixture alone under the integration/e2e test environment. */
 function runFixture(env: Record<string, string>): { status: number | null; output: string } {

@@ -1,5 +1,5 @@
 import { tmpdir } from 'node:os';
-import { parseHostPort } from '../../libs/config/src/redis.endpoint';
+import { parseHostPort } from '../../libs/config/src/redis-endpoint';
 import {
   appSurfaces,
   meshAppOf,
@@ -49,7 +49,7 @@ const APP_SHUTDOWN_DEADLINE_S = 10;
 /** The apps that keep their state in Redis (the model host has none). */
 const REDIS_APPS: ReadonlySet<MeshApp> = new Set(['router', 'batch-worker', 'coordinator']);
 
-/** The variables that each name one Redis mode (libs/config/src/redis.endpoint.ts). */
+/** The variables that each name one Redis mode (libs/config/src/redis-endpoint.ts). */
 const REDIS_MODE_VARIABLES = ['REDIS_URL', 'REDIS_CLUSTER_NODES', 'REDIS_SENTINELS'] as const;
 
 /**

@@ -14,11 +14,11 @@ export interface VersionFootprint {
 /** The model host's footprint entry: its source under a transpiler, or the built file. */
 function footprintEntry(): { file: string; execArgv: string[] } {
   const root = join(__dirname, '..', '..');
-  const source = join(root, 'apps', 'model-host', 'src', 'repository', 'footprint.main.ts');
+  const source = join(root, 'apps', 'model-host', 'src', 'repository', 'footprint-main.ts');
   if (existsSync(source)) {
     return { file: source, execArgv: ['--require', require.resolve('tsx/cjs')] };
   }
-  const built = join(root, 'dist', 'apps', 'model-host', 'src', 'repository', 'footprint.main.js');
+  const built = join(root, 'dist', 'apps', 'model-host', 'src', 'repository', 'footprint-main.js');
   return { file: built, execArgv: [] };
 }
 

@@ -21,13 +21,13 @@ import {
   COORDINATOR_LOGGER,
   KSERVE_CLIENTS,
   REDIS_CLIENT,
-} from './coordinator.tokens';
-import { KServeBackendFleet } from './rollout/adapters/kserve-backend.fleet';
-import { RedisDesiredVersions } from './rollout/adapters/redis.desired-versions';
-import { RepositoryModelCatalog } from './rollout/adapters/repository-model.catalog';
-import { RoutingRouteStore } from './rollout/adapters/routing.route-store';
+} from './coordinator-tokens';
+import { KServeBackendFleet } from './rollout/adapters/kserve-backend-fleet';
+import { RedisDesiredVersions } from './rollout/adapters/redis-desired-versions';
+import { RepositoryModelCatalog } from './rollout/adapters/repository-model-catalog';
+import { RoutingRouteStore } from './rollout/adapters/routing-route-store';
 import { LeaderLease } from './leader/leader-lease';
-import type { Clock } from './rollout/rollout.ports';
+import type { Clock } from './rollout/rollout-ports';
 import { RolloutRepository } from './rollout/rollout.repository';
 
 const systemClock: Clock = { now: () => Date.now() };

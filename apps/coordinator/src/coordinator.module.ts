@@ -17,11 +17,11 @@ import {
   KSERVE_CLIENTS,
   PLACEMENT_SUBSCRIBER,
   REDIS_CLIENT,
-} from './coordinator.tokens';
+} from './coordinator-tokens';
 import { DashboardModule, type DashboardDeps } from './dashboard/dashboard.module';
 import { RolloutsModule } from './http/rollouts.module';
 import { LeaderModule } from './leader/leader.module';
-import type { Clock } from './rollout/rollout.ports';
+import type { Clock } from './rollout/rollout-ports';
 import { RolloutRepository } from './rollout/rollout.repository';
 import { RolloutService } from './rollout/rollout.service';
 

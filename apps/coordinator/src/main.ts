@@ -3,7 +3,7 @@ import { bootstrapApp } from '@mesh/telemetry';
 import { SwaggerModule, type OpenAPIObject } from '@nestjs/swagger';
 import { loadCoordinatorConfig } from './coordinator.config';
 import { CoordinatorModule } from './coordinator.module';
-import { CoordinatorErrorFilter } from './http/coordinator-error.filter';
+import { CoordinatorErrorFilter } from './http/coordinator-error.hook';
 import { buildCoordinatorOpenApi } from './openapi/coordinator.openapi';
 
 void bootstrapApp({

@@ -8,12 +8,12 @@ import {
   type Logger,
 } from '@mesh/telemetry';
 import { createServerCredentials, grpcServerTlsFrom } from '@mesh/kserve';
-import { HostAccessLog } from './core/host-access.log';
+import { HostAccessLog } from './core/host-access-log';
 import { HostMetrics } from './core/host.metrics';
 import { ModelHostService } from './core/model-host.service';
-import { GrpcServer } from './grpc/grpc.server';
-import { HostErrorFilter } from './http/host-error.filter';
-import { MetricsServer } from './http/metrics.server';
+import { GrpcServer } from './grpc/grpc-server';
+import { HostErrorFilter } from './http/host-error.hook';
+import { MetricsServer } from './http/metrics-server';
 import { installRawBodyParser } from './http/raw-body.parser';
 import { loadModelHostConfig, type ModelHostConfig } from './model-host.config';
 import { ModelHostModule } from './model-host.module';

@@ -1,6 +1,6 @@
 import { Module, type DynamicModule } from '@nestjs/common';
 import { HealthController, READINESS_CHECKS, type ReadinessCheck } from '@mesh/telemetry';
-import { HostAccessLog } from './core/host-access.log';
+import { HostAccessLog } from './core/host-access-log';
 import { ModelHostService } from './core/model-host.service';
 import { KserveHttpController } from './http/kserve-http.controller';
 

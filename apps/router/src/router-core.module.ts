@@ -4,9 +4,9 @@ import { kservePoolOptionsFromEnv } from '@mesh/kserve';
 import { AdminAuthenticator } from '@mesh/tenancy';
 import { ADMIN_AUTHENTICATOR, METRICS_REGISTRY, createMetricsRegistry } from '@mesh/telemetry';
 import type { Logger } from 'pino';
-import { AccessLog } from './core/access.log';
+import { AccessLog } from './access-log';
 import type { RouterConfig } from './router.config';
-import { LOGGER, ROUTER_CONFIG } from './router.tokens';
+import { LOGGER, ROUTER_CONFIG } from './router-tokens';
 
 /**
  * What every router module shares: config, logger, the model catalog, metrics, the access log,

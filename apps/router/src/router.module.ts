@@ -11,19 +11,19 @@ import {
 } from '@mesh/telemetry';
 import type { Logger } from 'pino';
 import { AdminModule } from './admin/admin.module';
-import { PredictModule } from './core/predict.module';
+import { PredictModule } from './predict/predict.module';
 import { RoutingTableModule } from './catalog/routing-table.module';
 import { SignalsModule } from './signals/signals.module';
 import { JobsModule } from './jobs/jobs.module';
 import type { RouterConfig } from './router.config';
 import { RouterCoreModule } from './router-core.module';
-import { BackendReadyCheck, RedisReadyCheck, RoutesLoadedCheck } from './router.readiness';
+import { BackendReadyCheck, RedisReadyCheck, RoutesLoadedCheck } from './router-readiness';
 import {
   JOB_CHANGES_SUBSCRIBER,
   PLACEMENT_SUBSCRIBER,
   REDIS,
   ROUTES_SUBSCRIBER,
-} from './router.tokens';
+} from './router-tokens';
 
 /**
  * The router: tenants, routing, admission, preprocessing and inference over KServe v2, the

@@ -37,7 +37,7 @@ export const clientsScenario: ChaosScenario = {
     // One backend call per request, so the router waves below measure the cancel path from
     // the router to the host. With coalescing on, a caller that leaves while it waits to be
     // merged is dropped in the router before any call, and a merged call is cancelled once all
-    // its callers left (coalesced.inference.spec.ts).
+    // its callers left (coalesced-inference.spec.ts).
     const router = await cluster.startRouter({
       env: { ...SLOW_CLIENT_ENV, ROUTER_COALESCE: 'off' },
     });

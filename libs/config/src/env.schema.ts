@@ -1,6 +1,6 @@
 import { statSync } from 'node:fs';
 import { z } from 'zod';
-import { DEFAULT_REDIS_URL, parseHostPort, type HostPort } from './redis.endpoint';
+import { DEFAULT_REDIS_URL, parseHostPort, type HostPort } from './redis-endpoint';
 
 /** A TCP port from the environment; 0 means "pick any free port". */
 export const port = (fallback: number) =>

@@ -11,7 +11,7 @@ export {
   type CreateRedisOptions,
   type RedisClient,
   type RedisRole,
-} from './redis.factory';
+} from './redis-factory';
 export {
   DEFAULT_REDIS_URL,
   describeRedisEndpoint,
@@ -25,14 +25,14 @@ export {
   type RedisEndpoint,
   type RedisEnvValues,
   type RedisMode,
-} from './redis.endpoint';
+} from './redis-endpoint';
 export {
   isStoreUnavailable,
   STORE_COMMAND_TIMEOUT_MS,
   STORE_RETRY_AFTER_SECONDS,
 } from './redis.errors';
-export { ReplicaAckError, waitForReplicas, type ReplicaAck } from './redis.replica-ack';
-export { checkRedisServer, RedisSettingsError, type RedisServerReport } from './redis.checks';
+export { ReplicaAckError, waitForReplicas, type ReplicaAck } from './redis-replica-ack';
+export { checkRedisServer, RedisSettingsError, type RedisServerReport } from './redis.check';
 export {
   commonEnv,
   endpoints,

@@ -9,7 +9,7 @@
 const UNAVAILABLE_NAMES = new Set([
   'MaxRetriesPerRequestError',
   'ClusterAllFailedError',
-  // A write not confirmed on its replicas in time (redis.replica-ack.ts).
+  // A write not confirmed on its replicas in time (redis-replica-ack.ts).
   'ReplicaAckError',
 ]);
 

@@ -5,13 +5,13 @@ export {
   RETRYABLE_GRPC_STATUSES,
   type ErrorCode,
   type ErrorMapping,
-} from './error.table';
+} from './error-table';
 export {
   errorBody,
   errorCodeOf,
   isRetryable,
   type ErrorBody,
   type ErrorReply,
-} from './error.mapper';
-export { fieldPath, oneOfMessage } from './error.messages';
-export { MeshError } from './mesh.error';
+} from './error.codec';
+export { fieldPath, oneOfMessage } from './error-messages';
+export { MeshError } from './mesh.errors';

@@ -21,13 +21,13 @@ export {
   type JobPayload,
   type QueuedJobSpec,
   type RetryPolicy,
-} from './job-queue.contracts';
-export { JobChangeFeed, type ArmedWait } from './job-change.feed';
-export { JobFlowProducer } from './job-flow.producer';
-export { jobResultLine, type JobResultLine } from './job-result.line';
+} from './job-queue-contracts';
+export { JobChangeFeed, type ArmedWait } from './job-change-feed';
+export { JobFlowProducer } from './job-flow-producer';
+export { jobResultLine, type JobResultLine } from './job-result-line';
 export { jobItemSchema, parseJobItem } from './job-item.schema';
 export { JobKeys } from './job.keys';
-export { JobPinReader, type PinnedJobs } from './job-pin.reader';
+export { JobPinReader, type PinnedJobs } from './job-pin-reader';
 export {
   JobReader,
   type JobListQuery,
@@ -35,8 +35,8 @@ export {
   type JobReaderOptions,
   type JobViewer,
   type ResultsOptions,
-} from './job.reader';
-export { JobQuotaLedger, type QuotaLedgerOptions, type Reservation } from './job-quota.ledger';
+} from './job-reader';
+export { JobQuotaLedger, type QuotaLedgerOptions, type Reservation } from './job-quota-ledger';
 export { JobRepository, type JobRepositoryOptions, type ListOptions } from './job.repository';
 export {
   JOB_STATES,
@@ -51,8 +51,8 @@ export {
   type LabelScoreResult,
   type PinnedVersion,
 } from './job.types';
-export { JobUploadWriter, type UploadSummary } from './job-upload.writer';
-export { jobStatusView, type JobStatusView } from './job.view';
+export { JobUploadWriter, type UploadSummary } from './job-upload-writer';
+export { jobStatusView, type JobStatusView } from './job-view';
 export {
   EmptyJobError,
   JobInputError,

@@ -1,7 +1,7 @@
 import { closeRedis, createRedis, type RedisClient } from '@mesh/config';
 import { JobKeys } from './job.keys';
 import { JobRepository } from './job.repository';
-import { JobUploadWriter } from './job-upload.writer';
+import { JobUploadWriter } from './job-upload-writer';
 import type { ItemResult, JobRecord } from './job.types';
 import { EmptyJobError, JobInputError } from './jobs.errors';
 import { uniquePrefix } from '../../../test/support/redis-prefix';

@@ -7,9 +7,9 @@ import {
   encodeResults,
   type ChunkResults,
 } from './chunk.codec';
-import { JobQuotaLedger } from './job-quota.ledger';
+import { JobQuotaLedger } from './job-quota-ledger';
 import { JobKeys } from './job.keys';
-import { TRANSITION, WRITE_CHUNK_RESULTS } from './job.scripts';
+import { TRANSITION, WRITE_CHUNK_RESULTS } from './job-scripts';
 import {
   isJobState,
   TERMINAL_STATES,

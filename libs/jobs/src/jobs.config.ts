@@ -1,6 +1,6 @@
 import { positiveInt, type RedisMode, type ReplicaAck } from '@mesh/config';
 import { z } from 'zod';
-import type { RetryPolicy } from './job-queue.contracts';
+import type { RetryPolicy } from './job-queue-contracts';
 
 /**
  * Environment variables of bulk jobs that the router (producer) and the worker (consumer)

@@ -7,7 +7,7 @@ export {
   resolveProtoDir,
   type InferenceMethod,
   type InferencePackage,
-} from './inference-proto.loader';
+} from './inference-proto-loader';
 export {
   inferParameterValue,
   toInferParameter,
@@ -107,7 +107,7 @@ export {
   type TypedArrayFor,
 } from './tensor.types';
 export { refreshBackend } from './backend-discovery';
-export { buildInferRequest, decodeInferResponse } from './infer-request.mapper';
+export { buildInferRequest, decodeInferResponse } from './infer-request.codec';
 export { isBackendFault, KServeBackend } from './kserve-backend';
 export { KServeBackendPool, type ModelConfigOptions } from './kserve-backend-pool';
 export {
@@ -115,7 +115,7 @@ export {
   KServeClient,
   type CallOptions,
   type KServeClientOptions,
-} from './kserve.client';
+} from './kserve-client';
 export {
   kserveClientEnv,
   kserveClientIssues,
@@ -148,12 +148,7 @@ export {
   type ReadyModel,
   type TlsOptions,
 } from './kserve-pool.types';
-export {
-  DEFAULT_RETRY,
-  runWithRetries,
-  type RetryOptions,
-  type RetryRun,
-} from './retry.policy';
+export { DEFAULT_RETRY, runWithRetries, type RetryOptions, type RetryRun } from './retry-policy';
 export { callerGone, type CallerGone } from './caller-gone';
 export {
   invalidArgumentAnswer,
@@ -161,4 +156,4 @@ export {
   undecodableReason,
   type UndecodableAnswer,
   type UndecodableOptions,
-} from './undecodable-request.guard';
+} from './undecodable-request.hook';

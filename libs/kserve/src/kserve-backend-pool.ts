@@ -7,10 +7,10 @@ import {
   mayHaveBeenDelivered,
   noCandidateError,
   nothingListens,
-} from './backend-failure.policy';
-import { buildInferRequest, decodeInferResponse } from './infer-request.mapper';
+} from './backend-failure-policy';
+import { buildInferRequest, decodeInferResponse } from './infer-request.codec';
 import { KServeBackend } from './kserve-backend';
-import { createChannelCredentials, KServeClient } from './kserve.client';
+import { createChannelCredentials, KServeClient } from './kserve-client';
 import { BackendError, isModelNotHere } from './kserve.errors';
 import type {
   BackendStatus,
@@ -22,7 +22,7 @@ import type {
 } from './kserve-pool.types';
 import { DEFAULT_MAX_MESSAGE_BYTES } from './kserve-pool.types';
 import type { ModelConfigMessage } from './kserve.types';
-import { DEFAULT_RETRY, runWithRetries, type RetryOptions } from './retry.policy';
+import { DEFAULT_RETRY, runWithRetries, type RetryOptions } from './retry-policy';
 
 export interface ModelConfigOptions {
   version?: string;

@@ -1,7 +1,7 @@
 import { status } from '@grpc/grpc-js';
 import { isRetryable } from '@mesh/errors';
 import { KServeBackend, isBackendFault } from './kserve-backend';
-import type { KServeClient } from './kserve.client';
+import type { KServeClient } from './kserve-client';
 import { BackendError, BackendUnavailableError, isModelNotHere } from './kserve.errors';
 
 const fakeClient = { address: '10.0.0.1:8001' } as KServeClient;

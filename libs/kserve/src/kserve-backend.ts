@@ -8,7 +8,7 @@ import {
   handleWhen,
 } from 'cockatiel';
 import { BackendError, BackendUnavailableError, isModelNotHere } from './kserve.errors';
-import type { KServeClient } from './kserve.client';
+import type { KServeClient } from './kserve-client';
 import type { BackendStatus, BreakerOptions, CircuitStateName } from './kserve-pool.types';
 
 /**

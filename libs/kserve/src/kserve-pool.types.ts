@@ -1,5 +1,5 @@
 import type { ChannelOptions } from '@grpc/grpc-js';
-import type { RetryOptions } from './retry.policy';
+import type { RetryOptions } from './retry-policy';
 import type { Tensor } from './tensor.types';
 
 export type InferParameterValue = boolean | number | string;

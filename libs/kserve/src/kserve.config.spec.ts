@@ -2,7 +2,7 @@ import { ConfigError, loadConfig } from '@mesh/config';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createChannelCredentials } from './kserve.client';
+import { createChannelCredentials } from './kserve-client';
 import { kserveClientEnv, kservePoolOptionsFromEnv } from './kserve.config';
 
 describe('kserve client configuration', () => {

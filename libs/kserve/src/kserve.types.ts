@@ -1,6 +1,6 @@
 // Hand-written shapes of the `inference` protobuf messages the mesh uses, as
 // @grpc/proto-loader produces them with keepCase / longs: Number /
-// enums: String / defaults / oneofs (see inference-proto.loader.ts). They
+// enums: String / defaults / oneofs (see inference-proto-loader.ts). They
 // belong at the transport edge; services work on Tensor and the pool's types.
 
 /** A parameter value; `parameter_choice` names the member that is set. */

@@ -1,8 +1,8 @@
 import { readFile, readdir } from 'node:fs/promises';
 import { join, relative } from 'node:path';
 import { parseModelConfigDetailed } from './model-config.parser';
-import { ModelRepositoryReader } from './model-repository.reader';
-import { readPreprocessManifest } from './preprocess-manifest.reader';
+import { ModelRepositoryReader } from './model-repository-reader';
+import { readPreprocessManifest } from './preprocess-manifest-reader';
 import { parsePreprocessManifest } from './preprocess-manifest.schema';
 import { sha256File } from './sha256-file';
 

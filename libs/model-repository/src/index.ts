@@ -1,5 +1,5 @@
 export { DATA_TYPES, dataTypeFromNumber, type DataType, type TensorDataType } from './data-type';
-export { setModelConfigParameter } from './model-config.editor';
+export { setModelConfigParameter } from './model-config-editor';
 export { ModelConfigJsonError, ModelConfigParseError } from './model-config.errors';
 export { parseModelConfigJson, type ParsedJsonModelConfig } from './model-config-json.parser';
 export {
@@ -11,8 +11,8 @@ export {
   modelConfigToProtoJson,
   type ProtoJson,
   type ProtoJsonValue,
-} from './model-config.proto-json';
-export { parameterBlock, pbtxtString, writeModelConfig } from './model-config.writer';
+} from './model-config-proto-json';
+export { parameterBlock, pbtxtString, writeModelConfig } from './model-config-writer';
 export { ModelImportError, type ModelImportErrorCode } from './model-import.errors';
 export {
   ATTENTION_MASK,
@@ -26,7 +26,7 @@ export {
   type ImportPlan,
   type OnnxSignature,
   type TensorSignature,
-} from './model-import.plan';
+} from './model-import-plan';
 export {
   INPUT_FORMATS,
   INSTANCE_GROUP_KINDS,
@@ -70,20 +70,20 @@ export {
   ModelRepositoryReader,
   parseLabels,
   type ModelEntry,
-} from './model-repository.reader';
-export type { IgnoredField } from './pbtxt.reader';
+} from './model-repository-reader';
+export type { IgnoredField } from './pbtxt-reader';
 export {
   ManifestError,
   type ManifestErrorCode,
   type ManifestIssue,
 } from './preprocess-manifest.errors';
-export { MANIFEST_FILE, manifestLabel, readPreprocessManifest } from './preprocess-manifest.reader';
+export { MANIFEST_FILE, manifestLabel, readPreprocessManifest } from './preprocess-manifest-reader';
 export {
   parsePreprocessManifest,
   preprocessManifestSchema,
   type PostprocessSpec,
   type PreprocessManifest,
 } from './preprocess-manifest.schema';
-export { writePreprocessManifest } from './preprocess-manifest.writer';
+export { writePreprocessManifest } from './preprocess-manifest-writer';
 export { sha256File } from './sha256-file';
 export { DEFAULT_VERSION_POLICY, missingVersions, selectVersions } from './version-policy';

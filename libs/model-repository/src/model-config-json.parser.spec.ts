@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { ModelConfigJsonError } from './model-config.errors';
 import { parseModelConfigJson } from './model-config-json.parser';
 import { parseModelConfig } from './model-config.parser';
-import { modelConfigToProtoJson } from './model-config.proto-json';
+import { modelConfigToProtoJson } from './model-config-proto-json';
 
 const fixture = (name: string) => readFileSync(join(__dirname, 'testing', name), 'utf8');
 

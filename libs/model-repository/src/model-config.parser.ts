@@ -5,11 +5,11 @@ import {
   readOutput,
   readParameters,
   readVersionPolicy,
-} from './model-config.mapper';
-import { readOptimization, readWarmup } from './model-config.tuning';
+} from './model-config.codec';
+import { readOptimization, readWarmup } from './model-config-tuning';
 import type { ModelConfig } from './model-config.types';
 import { parsePbtxt } from './pbtxt.parser';
-import { MessageReader, type IgnoredField } from './pbtxt.reader';
+import { MessageReader, type IgnoredField } from './pbtxt-reader';
 import type { TextMessage } from './pbtxt.types';
 
 export interface ParsedModelConfig {

@@ -1,5 +1,5 @@
 import { ModelConfigParseError } from './model-config.errors';
-import { PbtxtLexer } from './pbtxt.lexer';
+import { PbtxtLexer } from './pbtxt-lexer';
 import type {
   SourcePosition,
   TextField,

@@ -1,5 +1,5 @@
 import { budgetFromExtensions } from './memory-footprint';
-import { tooLargeReason } from './placement-ledger.reader';
+import { tooLargeReason } from './placement-ledger-reader';
 import { PlacementKeys, parseVersionKey, versionKey } from './placement.keys';
 
 describe('placement keys', () => {

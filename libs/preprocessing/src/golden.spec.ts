@@ -1,10 +1,10 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { BatchEncoder } from './batch.encoder';
-import { BertTokenizer } from './bert.tokenizer';
+import { BatchEncoder } from './batch-encoder';
+import { BertTokenizer } from './bert-tokenizer';
 import { GOLDEN_CASES } from './testing/golden-cases';
-import { PipelineRegistry } from './pipeline.registry';
+import { PipelineRegistry } from './pipeline-registry';
 
 interface Golden {
   pipeline: string;

@@ -1,5 +1,5 @@
-export { BatchEncoder, type EncoderOptions } from './batch.encoder';
-export { BertTokenizer, type SegmentTokens, type TemplatePiece } from './bert.tokenizer';
+export { BatchEncoder, type EncoderOptions } from './batch-encoder';
+export { BertTokenizer, type SegmentTokens, type TemplatePiece } from './bert-tokenizer';
 export {
   BLANK_TEXT_MESSAGE,
   codePointLength,
@@ -12,10 +12,10 @@ export {
   type InputCapabilities,
   type InputNaming,
 } from './input-capability';
-export { mergeBatches, splitOutput } from './encoded-batch.merge';
-export { ModelVersionPreprocessor } from './model-version.preprocessor';
-export { OutputPostprocessor } from './output.postprocessor';
-export { PipelineRegistry, type PipelineDefinition } from './pipeline.registry';
+export { mergeBatches, splitOutput } from './encoded-batch-merge';
+export { ModelVersionPreprocessor } from './model-version-preprocessor';
+export { OutputPostprocessor } from './output-postprocessor';
+export { PipelineRegistry, type PipelineDefinition } from './pipeline-registry';
 export {
   InputTooLargeError,
   InputValidationError,
@@ -33,7 +33,7 @@ export type {
   TextInput,
   TokenizeResult,
 } from './preprocessing.types';
-export { batchTensors, int64TensorBytes } from './raw-input.contents';
-export { TextInputGuard } from './text-input.guard';
-export { TokenizerCache, type TokenizerFile } from './tokenizer.cache';
+export { batchTensors, int64TensorBytes } from './raw-input-contents';
+export { TextInputGuard } from './text-input.hook';
+export { TokenizerCache, type TokenizerFile } from './tokenizer-cache';
 export { longestFirstKeep } from './truncation';

@@ -8,10 +8,10 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Tokenizer as HfJsTokenizer } from '@huggingface/tokenizers';
 import { Tokenizer as RustTokenizer, type TruncationStrategy } from 'tokenizers';
-import { BatchEncoder } from './batch.encoder';
-import { BertTokenizer } from './bert.tokenizer';
+import { BatchEncoder } from './batch-encoder';
+import { BertTokenizer } from './bert-tokenizer';
 import { buildParityCorpus } from './testing/parity-corpus';
-import { PipelineRegistry, type PipelineDefinition } from './pipeline.registry';
+import { PipelineRegistry, type PipelineDefinition } from './pipeline-registry';
 
 const ROOT = join(__dirname, '..', '..', '..');
 const TOKENIZER_FILES = [

@@ -1,13 +1,13 @@
 import { readFile } from 'node:fs/promises';
 import { isAbsolute, join, relative } from 'node:path';
-import { BatchEncoder } from './batch.encoder';
-import type { BertTokenizer } from './bert.tokenizer';
-import { ModelVersionPreprocessor } from './model-version.preprocessor';
+import { BatchEncoder } from './batch-encoder';
+import type { BertTokenizer } from './bert-tokenizer';
+import { ModelVersionPreprocessor } from './model-version-preprocessor';
 import type { ModelConfig, PreprocessManifest } from '@mesh/model-repository';
-import { OutputPostprocessor } from './output.postprocessor';
-import { PipelineRegistry, type PipelineDefinition } from './pipeline.registry';
+import { OutputPostprocessor } from './output-postprocessor';
+import { PipelineRegistry, type PipelineDefinition } from './pipeline-registry';
 import { PreprocessingMismatchError, type PreprocessingMismatchCode } from './preprocessing.errors';
-import { TokenizerCache, type TokenizerFile } from './tokenizer.cache';
+import { TokenizerCache, type TokenizerFile } from './tokenizer-cache';
 
 export interface LoadModelVersionArgs {
   model: string;

@@ -1,12 +1,12 @@
 /**
  * Every code point, in context "a<c>b", tokenizes the same with this library and with Hugging
  * Face's Rust tokenizers: the BMP and the supplementary plane in full (where the two Unicode
- * tables disagree on 658 characters, see rust-unicode.compat.ts), every 7th code point above.
+ * tables disagree on 658 characters, see rust-unicode-compat.ts), every 7th code point above.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Tokenizer as RustTokenizer } from 'tokenizers';
-import { BertTokenizer } from './bert.tokenizer';
+import { BertTokenizer } from './bert-tokenizer';
 
 jest.setTimeout(120_000);
 

@@ -3,8 +3,8 @@ export {
   TRANSITIONS,
   acceptsCommand,
   canTransition,
-} from './rollout.transitions';
-export { roundForPeople, roundMetrics } from './rollout.numbers';
+} from './rollout-transitions';
+export { roundForPeople, roundMetrics } from './rollout-numbers';
 export {
   OPERATOR_COMMANDS,
   ROLLOUT_STATES,

@@ -5,7 +5,7 @@ export {
   type RoutingLogger,
   type RoutingTableCacheOptions,
   type RoutingTableListener,
-} from './routing-table.cache';
+} from './routing-table-cache';
 export {
   RoutingTableRepository,
   type ChangeOptions,
@@ -65,4 +65,4 @@ export {
   type RouteEditValidatorOptions,
   type RouteProblem,
   type RouteProblemCode,
-} from './route-edit.validator';
+} from './route-edit.check';

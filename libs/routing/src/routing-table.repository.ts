@@ -1,7 +1,7 @@
 import type { RedisClient } from '@mesh/config';
 import { handleWhenResult, retry } from 'cockatiel';
 import { parseRoute, parseRoutingTableData, parseTenant } from './routing-table.schema';
-import { runCommitScript, type CommitMode } from './routing-table.script';
+import { runCommitScript, type CommitMode } from './routing-table-script';
 import {
   EpochConflictError,
   FencedWriteError,

@@ -3,7 +3,7 @@ export {
   RedisTrafficSignalSource,
   type RedisTrafficSignalSourceOptions,
   type VersionRequests,
-} from './redis-traffic-signal.source';
+} from './redis-traffic-signal-source';
 export {
   RouterHeartbeatRepository,
   routeBlockReason,
@@ -20,7 +20,7 @@ export {
   type ShadowSample,
   type TrafficSample,
   type TrafficSignalRecorderOptions,
-} from './traffic-signal.recorder';
+} from './traffic-signal-recorder';
 export {
   VERSION_ERROR_CODES,
   isVersionError,

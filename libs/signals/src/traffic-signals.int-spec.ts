@@ -1,6 +1,6 @@
 import { closeRedis, createRedis, type RedisClient } from '@mesh/config';
-import { RedisTrafficSignalSource } from './redis-traffic-signal.source';
-import { TrafficSignalRecorder } from './traffic-signal.recorder';
+import { RedisTrafficSignalSource } from './redis-traffic-signal-source';
+import { TrafficSignalRecorder } from './traffic-signal-recorder';
 import { uniquePrefix } from '../../../test/support/redis-prefix';
 
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';

@@ -1,7 +1,7 @@
 import { Controller, Get, HttpCode, Inject, Res } from '@nestjs/common';
 import type { FastifyReply } from 'fastify';
 import { runReadiness, type ReadinessCheck, type ReadinessReport } from './readiness';
-import { READINESS_CHECKS } from './telemetry.tokens';
+import { READINESS_CHECKS } from './telemetry-tokens';
 
 /** `/healthz/live` and `/healthz/ready`, the same on every app. */
 @Controller()

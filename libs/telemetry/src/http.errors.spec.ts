@@ -4,7 +4,7 @@ import {
   type ArgumentMetadata,
 } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
-import { EnumParamPipe } from './enum-param.pipe';
+import { EnumParamPipe } from './enum-param.hook';
 import { InvalidParamError, PayloadTooLargeError, payloadTooLargeOf } from './http.errors';
 
 const param = (data: string): ArgumentMetadata => ({ type: 'param', data });

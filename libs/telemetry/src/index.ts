@@ -1,6 +1,6 @@
-export { SampledAccessLog } from './access.log';
-export { AdminKeyGuard, type AdminKeyVerifier } from './admin-key.guard';
-export { EnumParamPipe } from './enum-param.pipe';
+export { SampledAccessLog } from './access-log';
+export { AdminKeyGuard, type AdminKeyVerifier } from './admin-key.hook';
+export { EnumParamPipe } from './enum-param.hook';
 export { HealthController } from './health.controller';
 export { createHttpApp, listenHttp, type HttpAppOptions } from './http-app';
 export { streamRaw } from './http-stream';
@@ -12,9 +12,9 @@ export {
 } from './http.errors';
 export { MetricsController } from './metrics.controller';
 export { createLogger, type Logger } from './logger';
-export { createMetricsRegistry } from './metrics.registry';
+export { createMetricsRegistry } from './metrics-registry';
 export { NestPinoLogger } from './nest-logger';
-export { OpenStreamsRegistry } from './open-streams.registry';
+export { OpenStreamsRegistry } from './open-streams-registry';
 export {
   errorBodySchema,
   OpenApiDocs,
@@ -43,7 +43,7 @@ export {
   type BootContext,
   type BootstrapOptions,
 } from './bootstrap-app';
-export { ADMIN_AUTHENTICATOR, METRICS_REGISTRY, READINESS_CHECKS } from './telemetry.tokens';
+export { ADMIN_AUTHENTICATOR, METRICS_REGISTRY, READINESS_CHECKS } from './telemetry-tokens';
 export {
   endSpan,
   linkTo,

@@ -1,7 +1,7 @@
 import { Controller, Get, Inject, Res } from '@nestjs/common';
 import type { FastifyReply } from 'fastify';
 import type { Registry } from 'prom-client';
-import { METRICS_REGISTRY } from './telemetry.tokens';
+import { METRICS_REGISTRY } from './telemetry-tokens';
 
 /** Prometheus exposition of the process's registry. */
 @Controller()

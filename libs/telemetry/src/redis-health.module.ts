@@ -2,10 +2,10 @@ import { type DynamicModule, Module } from '@nestjs/common';
 import type { RedisClient } from '@mesh/config';
 import type { Registry } from 'prom-client';
 import { HealthController } from './health.controller';
-import { createMetricsRegistry } from './metrics.registry';
+import { createMetricsRegistry } from './metrics-registry';
 import { MetricsController } from './metrics.controller';
 import { RedisPingCheck } from './redis-ping.check';
-import { METRICS_REGISTRY, READINESS_CHECKS } from './telemetry.tokens';
+import { METRICS_REGISTRY, READINESS_CHECKS } from './telemetry-tokens';
 
 /**
  * `/healthz/*` and `/metrics` for an app whose only readiness dependency is Redis. `redis`: the

@@ -1,6 +1,6 @@
 import { h, table, time } from '../dom';
 import type { ViewFactory } from '../view';
-import { editWeights } from './route-weights.dialog';
+import { editWeights } from './route-weights-dialog';
 
 interface VersionRow {
   version: number;

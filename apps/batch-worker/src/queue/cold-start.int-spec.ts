@@ -9,13 +9,13 @@ import { Registry } from 'prom-client';
 import { pollUntil } from '../../../../test/support/poll';
 import { loadBatchWorkerConfig } from '../batch-worker.config';
 import type { ChunkInference, PinnedModel } from '../core/chunk-inference';
-import { ChunkProcessor } from '../core/chunk.processor';
-import { ChunkRunner } from '../core/chunk.runner';
-import { ColdStartRequester } from '../core/cold-start.requester';
+import { ChunkProcessor } from '../core/chunk-processor';
+import { ChunkRunner } from '../core/chunk-runner';
+import { ColdStartRequester } from '../core/cold-start-requester';
 import { JobFinalizer } from '../core/job-finalizer';
 import { WorkerMetrics } from '../core/worker.metrics';
-import { BulkQueueWorkers } from './bulk-queue.workers';
-import { PlacementLoadedListener } from './placement-loaded.listener';
+import { BulkQueueWorkers } from './bulk-queue-workers';
+import { PlacementLoadedListener } from './placement-loaded-listener';
 import { uniquePrefix } from '../../../../test/support/redis-prefix';
 
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';

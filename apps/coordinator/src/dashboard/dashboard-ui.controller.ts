@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Controller, Get, Inject, NotFoundException, Param, Res } from '@nestjs/common';
 import type { FastifyReply } from 'fastify';
-import { DASHBOARD_UI_DIR } from './dashboard.tokens';
+import { DASHBOARD_UI_DIR } from './dashboard-tokens';
 
 /** The built front-end (`npm run build` writes it to dist/ui); nothing else is served. */
 const ASSETS: Readonly<Record<string, string>> = {

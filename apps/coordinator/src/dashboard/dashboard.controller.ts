@@ -13,15 +13,15 @@ import {
 } from '@nestjs/common';
 import { AdminKeyGuard, EnumParamPipe, OpenStreamsRegistry, streamRaw } from '@mesh/telemetry';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { DASHBOARD_FEEDS } from './dashboard.tokens';
+import { DASHBOARD_FEEDS } from './dashboard-tokens';
 import {
   DASHBOARD_VIEWS,
   feedLines,
   type DashboardFeeds,
   type DashboardView,
-} from './dashboard.feeds';
-import { JobsViewReader, type JobRow } from './jobs.view';
-import { RouteWeightsEditor, type WeightsEditResult } from './route-weights.editor';
+} from './dashboard-feeds';
+import { JobsViewReader, type JobRow } from './jobs-view';
+import { RouteWeightsEditor, type WeightsEditResult } from './route-weights-editor';
 
 /** The audit actor of every routing change made from the dashboard. */
 export const DASHBOARD_ACTOR = 'dashboard';

@@ -13,10 +13,10 @@ import {
 } from '@mesh/signals';
 import { AdminAuthenticator } from '@mesh/tenancy';
 import { createHttpApp, createLogger } from '@mesh/telemetry';
-import { RepositoryModelCatalog } from '../rollout/adapters/repository-model.catalog';
-import { RoutingRouteStore } from '../rollout/adapters/routing.route-store';
-import { CoordinatorErrorFilter } from '../http/coordinator-error.filter';
-import { RolloutPlanValidator } from '../rollout/rollout-plan.validator';
+import { RepositoryModelCatalog } from '../rollout/adapters/repository-model-catalog';
+import { RoutingRouteStore } from '../rollout/adapters/routing-route-store';
+import { CoordinatorErrorFilter } from '../http/coordinator-error.hook';
+import { RolloutPlanValidator } from '../rollout/rollout-plan.check';
 import { RolloutUndoPlanner } from '../rollout/rollout-undo';
 import { RolloutRepository } from '../rollout/rollout.repository';
 import { RolloutService } from '../rollout/rollout.service';

@@ -19,7 +19,7 @@ import type {
 } from '@mesh/signals';
 import type { AdminAuthenticator } from '@mesh/tenancy';
 import { ADMIN_AUTHENTICATOR, AdminKeyGuard, OpenStreamsRegistry } from '@mesh/telemetry';
-import type { Clock } from '../rollout/rollout.ports';
+import type { Clock } from '../rollout/rollout-ports';
 import type { RolloutRepository } from '../rollout/rollout.repository';
 import type { RolloutService } from '../rollout/rollout.service';
 import {
@@ -28,13 +28,13 @@ import {
   redirectToDashboard,
 } from './dashboard-ui.controller';
 import { DashboardController } from './dashboard.controller';
-import type { DashboardFeeds } from './dashboard.feeds';
-import { DASHBOARD_FEEDS, DASHBOARD_UI_DIR } from './dashboard.tokens';
-import { JobsViewReader } from './jobs.view';
-import { ModelsViewReader, type PlacementReads } from './models.view';
-import { RouteWeightsEditor } from './route-weights.editor';
-import { RoutesViewReader } from './routes.view';
-import { TrafficViewReader, type TrafficViewOptions } from './traffic.view';
+import type { DashboardFeeds } from './dashboard-feeds';
+import { DASHBOARD_FEEDS, DASHBOARD_UI_DIR } from './dashboard-tokens';
+import { JobsViewReader } from './jobs-view';
+import { ModelsViewReader, type PlacementReads } from './models-view';
+import { RouteWeightsEditor } from './route-weights-editor';
+import { RoutesViewReader } from './routes-view';
+import { TrafficViewReader, type TrafficViewOptions } from './traffic-view';
 
 /** The coordinator's own collaborators the dashboard reads and writes through. */
 export interface DashboardDeps {

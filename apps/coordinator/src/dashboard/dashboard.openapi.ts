@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { ApiDocs } from '../openapi/api-docs';
-import { rolloutListSchema } from '../http/rollout-response.schemas';
+import { rolloutListSchema } from '../http/rollout-response.schema';
 import {
   feedLineSchema,
   jobRowSchema,
@@ -9,9 +9,9 @@ import {
   routesViewSchema,
   trafficViewSchema,
   weightsEditResultSchema,
-} from './dashboard-response.schemas';
-import { DASHBOARD_VIEWS, type DashboardView } from './dashboard.feeds';
-import { weightsEditSchema } from './route-weights.editor';
+} from './dashboard-response.schema';
+import { DASHBOARD_VIEWS, type DashboardView } from './dashboard-feeds';
+import { weightsEditSchema } from './route-weights-editor';
 
 const common = { tag: 'dashboard', auth: 'admin' } as const;
 

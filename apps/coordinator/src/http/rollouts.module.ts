@@ -1,13 +1,13 @@
 import { Module } from '@nestjs/common';
 import { AdminKeyGuard } from '@mesh/telemetry';
-import { CLOCK } from '../coordinator.tokens';
-import { RepositoryModelCatalog } from '../rollout/adapters/repository-model.catalog';
-import { RoutingRouteStore } from '../rollout/adapters/routing.route-store';
+import { CLOCK } from '../coordinator-tokens';
+import { RepositoryModelCatalog } from '../rollout/adapters/repository-model-catalog';
+import { RoutingRouteStore } from '../rollout/adapters/routing-route-store';
 import { PlacementModule } from '../placement/placement.module';
 import { VersionSizeCheck } from '../placement/version-size.check';
-import { RolloutPlanValidator } from '../rollout/rollout-plan.validator';
+import { RolloutPlanValidator } from '../rollout/rollout-plan.check';
 import { RolloutUndoPlanner } from '../rollout/rollout-undo';
-import type { Clock } from '../rollout/rollout.ports';
+import type { Clock } from '../rollout/rollout-ports';
 import { RolloutRepository } from '../rollout/rollout.repository';
 import { RolloutService } from '../rollout/rollout.service';
 import { RolloutsController } from './rollouts.controller';

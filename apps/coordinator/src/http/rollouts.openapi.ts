@@ -2,7 +2,7 @@ import { OPERATOR_COMMANDS } from '@mesh/rollout-contract';
 import { z } from 'zod';
 import type { ApiDocs } from '../openapi/api-docs';
 import { planSchema } from '../rollout/rollout-plan.schema';
-import { rolloutListSchema, rolloutViewSchema } from './rollout-response.schemas';
+import { rolloutListSchema, rolloutViewSchema } from './rollout-response.schema';
 
 const common = { tag: 'rollouts', auth: 'admin' } as const;
 const rolloutId = z.string().describe('the id answered by POST /v1/rollouts');

@@ -6,23 +6,23 @@ import { METRICS_REGISTRY } from '@mesh/telemetry';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import type { CoordinatorConfig } from '../coordinator.config';
-import { CoordinatorRuntime } from '../coordinator.runtime';
+import { CoordinatorLifecycle } from '../coordinator-lifecycle';
 import {
   COORDINATOR_CONFIG,
   COORDINATOR_LOGGER,
   KSERVE_CLIENTS,
   PLACEMENT_SUBSCRIBER,
   ROLLOUT_PORTS,
-} from '../coordinator.tokens';
+} from '../coordinator-tokens';
 import { FleetModule } from '../rollout/adapters/fleet.module';
 import { CoordinatorMetrics } from '../metrics/coordinator.metrics';
 import { PlacementModule } from '../placement/placement.module';
-import { PlacementTrigger } from '../placement/placement.trigger';
+import { PlacementTrigger } from '../placement/placement-trigger';
 import { Placer } from '../placement/placer';
-import { RolloutMachine } from '../rollout/rollout.machine';
-import type { RolloutPorts } from '../rollout/rollout.ports';
+import { RolloutMachine } from '../rollout/rollout-machine';
+import type { RolloutPorts } from '../rollout/rollout-ports';
 import { RolloutRepository } from '../rollout/rollout.repository';
-import { RolloutRunner } from '../rollout/rollout.runner';
+import { RolloutRunner } from '../rollout/rollout-runner';
 import { LeaderLease } from './leader-lease';
 
 /**
@@ -39,7 +39,7 @@ function leaderRuntime(
   clients: readonly KServeClient[],
   placer: Placer,
   subscriber: RedisClient,
-): CoordinatorRuntime {
+): CoordinatorLifecycle {
   const metrics = new CoordinatorMetrics(registry, rollouts, () => runner.isLeader);
   const machine = new RolloutMachine(ports, {
     loadSampleMs: config.COORDINATOR_LOAD_SAMPLE_MS,
@@ -59,7 +59,7 @@ function leaderRuntime(
     () => runner.isLeader,
     logger,
   );
-  return new CoordinatorRuntime(clients, runner, trigger);
+  return new CoordinatorLifecycle(clients, runner, trigger);
 }
 
 /** The leader: lease, rollout machine and runner, placer; started once the app is up. */
@@ -67,7 +67,7 @@ function leaderRuntime(
   imports: [FleetModule, PlacementModule],
   providers: [
     {
-      provide: CoordinatorRuntime,
+      provide: CoordinatorLifecycle,
       inject: [
         ROLLOUT_PORTS,
         COORDINATOR_CONFIG,

@@ -1,5 +1,5 @@
 import type { BackendBudgets } from '@mesh/app-config';
-import type { BudgetOf } from './placement.ports';
+import type { BudgetOf } from './placement-ports';
 
 /** Configuration wins over what a backend advertises; neither: no budget. */
 export function budgetOf(budgets: BackendBudgets): BudgetOf {

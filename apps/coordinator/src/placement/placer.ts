@@ -1,14 +1,14 @@
 import { performance } from 'node:perf_hooks';
 import { versionKey, type BackendLedger, type PlacementDecision } from '@mesh/placement';
 import type { Logger } from 'pino';
-import type { Clock } from '../rollout/rollout.ports';
+import type { Clock } from '../rollout/rollout-ports';
 import type { PlacementPolicy } from './placement-policy';
 import type { PlannedChange } from './placement-policy.types';
-import type { PassInputs, PlacementSnapshotReader } from './placement-snapshot.reader';
+import type { PassInputs, PlacementSnapshotReader } from './placement-snapshot-reader';
 import type { CarriedOut } from './placement-policy.types';
-import { PlacementExecutor, type Residency } from './placement.executor';
+import { PlacementExecutor, type Residency } from './placement-executor';
 import type { PlacementMetrics } from './placement.metrics';
-import type { PlacementBackends, PlacementSources } from './placement.ports';
+import type { PlacementBackends, PlacementSources } from './placement-ports';
 import type { PlacementRepository } from './placement.repository';
 import { placementSpan, tracedChanges } from './placement.trace';
 

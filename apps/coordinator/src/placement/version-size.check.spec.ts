@@ -1,6 +1,6 @@
 import { ERROR_TABLE } from '@mesh/errors';
 import { meshWithRoute, MODEL, rolloutPlan, rolloutRecord, T0 } from '../testing/rollout-fixtures';
-import { RolloutPlanValidator } from '../rollout/rollout-plan.validator';
+import { RolloutPlanValidator } from '../rollout/rollout-plan.check';
 import { RolloutUndoPlanner } from '../rollout/rollout-undo';
 import { ModelTooLargeError } from './placement.errors';
 import { VersionSizeCheck } from './version-size.check';

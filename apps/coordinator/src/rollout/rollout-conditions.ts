@@ -3,7 +3,7 @@ import type { TransitionMetrics } from '@mesh/rollout-contract';
 import { RolloutGate, type GateResult } from './rollout-gate';
 import { RolloutWindow } from './rollout-window';
 import { baselineVersion } from './rollout-weights';
-import type { RolloutPorts } from './rollout.ports';
+import type { RolloutPorts } from './rollout-ports';
 import type { RolloutMachineOptions, RolloutRecord } from './rollout.types';
 
 export interface StartCondition {

@@ -1,5 +1,5 @@
 import { roundForPeople, type GateSpec, type TransitionMetrics } from '@mesh/rollout-contract';
-import type { VersionSignals } from './rollout.ports';
+import type { VersionSignals } from './rollout-ports';
 
 export type GateVerdict = 'pass' | 'fail' | 'wait';
 

@@ -3,7 +3,7 @@ import { RolloutConditions, round } from './rollout-conditions';
 import type { RolloutRoute } from './rollout-route';
 import { fail, move } from './rollout-transition';
 import { finalWeightsOf, incomingVersions, sameWeights, targetAt } from './rollout-weights';
-import type { BackendReadiness, RolloutPorts } from './rollout.ports';
+import type { BackendReadiness, RolloutPorts } from './rollout-ports';
 import type { RolloutMachineOptions, RolloutRecord } from './rollout.types';
 
 /**

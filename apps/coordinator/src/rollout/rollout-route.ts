@@ -1,6 +1,6 @@
 import type { VersionWeight } from '@mesh/routing';
 import { incomingVersions, sameWeights } from './rollout-weights';
-import type { RolloutPorts } from './rollout.ports';
+import type { RolloutPorts } from './rollout-ports';
 import type { RolloutRecord } from './rollout.types';
 
 /**

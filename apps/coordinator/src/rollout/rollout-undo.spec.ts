@@ -2,7 +2,7 @@ import type { VersionWeight } from '@mesh/routing';
 import { FakeClock, signals, type FakeMesh } from '../testing/fake-mesh';
 import { MODEL, T0, machineWith, meshWithRoute, rolloutRecord } from '../testing/rollout-fixtures';
 import { PlanRejectedError, RouteChangedError } from './rollout.errors';
-import type { RolloutMachine } from './rollout.machine';
+import type { RolloutMachine } from './rollout-machine';
 import type { RolloutRecord } from './rollout.types';
 import { RolloutUndoPlanner } from './rollout-undo';
 

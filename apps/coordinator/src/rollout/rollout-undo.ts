@@ -2,7 +2,7 @@ import type { VersionWeight } from '@mesh/routing';
 import type { RolloutIssue } from './rollout.errors';
 import { PlanRejectedError, RouteChangedError } from './rollout.errors';
 import { sameWeights } from './rollout-weights';
-import type { ModelCatalog, RouteStore, VersionSizes } from './rollout.ports';
+import type { ModelCatalog, RouteStore, VersionSizes } from './rollout-ports';
 import type { RolloutRecord } from './rollout.types';
 
 export interface UndoOptions {

@@ -3,7 +3,7 @@ import { isTerminal } from '@mesh/rollout-contract';
 import { FencedWriteError, type Fence } from '@mesh/routing';
 import { RevisionConflictError, RolloutConflictError } from './rollout.errors';
 import { RolloutKeys } from '@mesh/rollout-contract';
-import { CREATE_ROLLOUT_SCRIPT, SAVE_ROLLOUT_SCRIPT } from './rollout.scripts';
+import { CREATE_ROLLOUT_SCRIPT, SAVE_ROLLOUT_SCRIPT } from './rollout-scripts';
 import type { RolloutRecord } from './rollout.types';
 
 /**

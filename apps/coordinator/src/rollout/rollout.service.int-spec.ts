@@ -5,11 +5,11 @@ import { closeRedis, createRedis, type RedisClient } from '@mesh/config';
 import { ERROR_TABLE } from '@mesh/errors';
 import { COMMANDS_ACCEPTED, OPERATOR_COMMANDS, ROLLOUT_STATES } from '@mesh/rollout-contract';
 import { RoutingTableRepository } from '@mesh/routing';
-import { RepositoryModelCatalog } from './adapters/repository-model.catalog';
-import { RoutingRouteStore } from './adapters/routing.route-store';
+import { RepositoryModelCatalog } from './adapters/repository-model-catalog';
+import { RoutingRouteStore } from './adapters/routing-route-store';
 import { FakeClock } from '../testing/fake-mesh';
 import { rolloutRecord } from '../testing/rollout-fixtures';
-import { RolloutPlanValidator } from './rollout-plan.validator';
+import { RolloutPlanValidator } from './rollout-plan.check';
 import { RolloutUndoPlanner } from './rollout-undo';
 import {
   InvalidCommandError,

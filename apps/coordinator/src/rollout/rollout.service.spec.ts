@@ -1,6 +1,6 @@
 import { FakeClock } from '../testing/fake-mesh';
 import { rolloutRecord, T0 } from '../testing/rollout-fixtures';
-import type { RolloutPlanValidator } from './rollout-plan.validator';
+import type { RolloutPlanValidator } from './rollout-plan.check';
 import type { RolloutUndoPlanner } from './rollout-undo';
 import { InvalidCommandError, RevisionConflictError } from './rollout.errors';
 import type { RolloutRepository } from './rollout.repository';

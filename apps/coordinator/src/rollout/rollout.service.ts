@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { handleType, retry } from 'cockatiel';
 import { acceptsCommand, type OperatorCommandKind, type RolloutView } from '@mesh/rollout-contract';
 import { parseRolloutPlan } from './rollout-plan.schema';
-import type { RolloutPlanValidator } from './rollout-plan.validator';
+import type { RolloutPlanValidator } from './rollout-plan.check';
 import type { RolloutUndoPlanner } from './rollout-undo';
 import {
   InvalidCommandError,
@@ -10,7 +10,7 @@ import {
   RolloutConflictError,
   RolloutNotFoundError,
 } from './rollout.errors';
-import type { Clock } from './rollout.ports';
+import type { Clock } from './rollout-ports';
 import type { RolloutRepository } from './rollout.repository';
 import type { RolloutRecord } from './rollout.types';
 import { finalWeightsOf } from './rollout-weights';

@@ -2,7 +2,7 @@ import { closeRedis, createRedis, type RedisClient } from '@mesh/config';
 import { RoutingTableRepository, routingKeys } from '@mesh/routing';
 import { tracingEnabled } from '@mesh/telemetry';
 import pino from 'pino';
-import { RoutingRouteStore } from './adapters/routing.route-store';
+import { RoutingRouteStore } from './adapters/routing-route-store';
 import { LeaderLease } from '../leader/leader-lease';
 import { FakeClock, signals } from '../testing/fake-mesh';
 import {
@@ -19,7 +19,7 @@ import {
   rolloutRecord,
 } from '../testing/rollout-fixtures';
 import { RolloutRepository } from './rollout.repository';
-import { RolloutRunner } from './rollout.runner';
+import { RolloutRunner } from './rollout-runner';
 import { uniquePrefix } from '../../../../test/support/redis-prefix';
 
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';

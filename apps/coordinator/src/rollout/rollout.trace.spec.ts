@@ -9,7 +9,7 @@ import {
   type ReadableSpan,
 } from '../../../../libs/telemetry/src/testing/in-memory-tracing';
 import { T0, machineWith, meshWithRoute, rolloutRecord } from '../testing/rollout-fixtures';
-import type { RolloutMachine } from './rollout.machine';
+import type { RolloutMachine } from './rollout-machine';
 import type { RolloutRecord } from './rollout.types';
 
 const healthy = signals({ requests: 500, errors: 0, errorRate: 0, p99Ms: 20, ratePerSecond: 5 });

@@ -16,7 +16,7 @@ import type {
   TrafficSignals,
   VersionSignals,
   Warmer,
-} from '../rollout/rollout.ports';
+} from '../rollout/rollout-ports';
 
 /** A settable clock. */
 export class FakeClock implements Clock {

@@ -1,7 +1,7 @@
 import type { RolloutPlan } from '@mesh/rollout-contract';
 import type { Route, VersionWeight } from '@mesh/routing';
-import { RolloutMachine } from '../rollout/rollout.machine';
-import type { RolloutPorts } from '../rollout/rollout.ports';
+import { RolloutMachine } from '../rollout/rollout-machine';
+import type { RolloutPorts } from '../rollout/rollout-ports';
 import type { RolloutMachineOptions, RolloutRecord } from '../rollout/rollout.types';
 import { FakeClock, FakeMesh } from './fake-mesh';
 

@@ -3,7 +3,7 @@ import { ModelUnavailableError } from '../core/model-host.errors';
 import { batchingPolicyOf } from '../repository/batching-policy';
 import type { BatchingPolicy, QueuedItem } from './batching.types';
 import { DynamicBatcher } from './dynamic-batcher';
-import { ManualBatcherClock } from './manual-batcher.clock';
+import { ManualBatcherClock } from './manual-batcher-clock';
 
 const policy = (over: Partial<BatchingPolicy> = {}): BatchingPolicy => ({
   enabled: true,

@@ -1,7 +1,7 @@
 import { ModelUnavailableError, RequestCancelledError } from '../core/model-host.errors';
-import { systemBatcherClock, type BatcherClock } from './batcher.clock';
+import { systemBatcherClock, type BatcherClock } from './batcher-clock';
 import type { BatchRunner, BatchingPolicy, QueuePolicy, QueuedItem } from './batching.types';
-import { decideNextBatch } from './next-batch.decision';
+import { decideNextBatch } from './next-batch-decision';
 
 export interface DynamicBatcherOptions<T> {
   /** Called for each request dropped because its queue timeout expired. */

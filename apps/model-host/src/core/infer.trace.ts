@@ -6,7 +6,7 @@ import {
   tracingEnabled,
   type Span,
 } from '@mesh/telemetry';
-import type { HostCall } from './host-access.log';
+import type { HostCall } from './host-access-log';
 import { toHostError } from './model-host.errors';
 
 /**

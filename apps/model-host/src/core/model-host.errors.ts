@@ -2,7 +2,7 @@ import { MeshError } from '@mesh/errors';
 
 /**
  * Errors the model host raises. Each carries a `code` named after the gRPC status it maps to;
- * the edges translate codes to gRPC and HTTP status in one table (`error-status.map.ts`).
+ * the edges translate codes to gRPC and HTTP status in one table (`error-status-map.ts`).
  */
 export type HostErrorCode =
   | 'INVALID_ARGUMENT'

@@ -1,12 +1,12 @@
 import { Metadata } from '@grpc/grpc-js';
 import pino from 'pino';
-import { InferenceServicer } from '../grpc/inference.servicer';
+import { InferenceServicer } from '../grpc/inference.controller';
 import { KserveHttpController } from '../http/kserve-http.controller';
 import type { ModelManagerService } from '../repository/model-manager.service';
-import { HostAccessLog } from './host-access.log';
-import { classifierConfig } from '../testing/model-config.fixture';
+import { HostAccessLog } from './host-access-log';
+import { classifierConfig } from '../testing/model-config-fixture';
 import { ModelHostService, SERVER_EXTENSIONS, serverExtensions } from './model-host.service';
-import type { ModelVersionRuntime } from './model-version.runtime';
+import type { ModelVersionRuntime } from './model-version-runtime';
 
 const runtime = (version: string, memoryMb?: number) =>
   ({ spec: { model: 'm', version, instances: 1, memoryMb } }) as unknown as ModelVersionRuntime;

@@ -1,7 +1,7 @@
 import { memoryParameterKey, type ModelConfig } from '@mesh/model-repository';
 import type { ModelIndexEntry } from '../repository/model-index';
 import type { ModelManagerService } from '../repository/model-manager.service';
-import type { ModelVersionRuntime } from './model-version.runtime';
+import type { ModelVersionRuntime } from './model-version-runtime';
 import type { BatchDurations, Duration } from './inference-statistics';
 import type { InferRequest, InferResponse } from './inference.types';
 import type { LoadOptions } from './load-options';

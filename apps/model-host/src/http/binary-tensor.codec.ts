@@ -1,7 +1,7 @@
 import { jsonToTensor, tensorToJson, type JsonParameterValue } from '@mesh/kserve';
 import type { HostTensor, InferResponse, OutputTensor } from '../core/inference.types';
 import { InvalidInferenceError } from '../core/model-host.errors';
-import { fixedDatatype, toCodecTensor, toHostTensor } from '../core/tensor-edge.mapper';
+import { fixedDatatype, toCodecTensor, toHostTensor } from '../core/tensor-edge.codec';
 
 /** Triton's binary tensor data extension: the length of the JSON part of a body. */
 export const HEADER_LENGTH = 'inference-header-content-length';

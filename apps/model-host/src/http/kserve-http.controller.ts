@@ -1,18 +1,18 @@
 import { Body, Headers, Controller, Get, HttpCode, Inject, Param, Post, Res } from '@nestjs/common';
 import { modelConfigToProtoJson } from '@mesh/model-repository';
 import type { FastifyReply } from 'fastify';
-import { HostAccessLog, requestIdOf, type HostCall } from '../core/host-access.log';
+import { HostAccessLog, requestIdOf, type HostCall } from '../core/host-access-log';
 import {
   checkUnloadParameters,
   loadOptionsFrom,
   type LoadParameterValue,
 } from '../core/load-options';
-import { ERROR_STATUS } from '../core/error-status.map';
+import { ERROR_STATUS } from '../core/error-status-map';
 import { endInferSpan, startInferSpan } from '../core/infer.trace';
 import { InvalidInferenceError } from '../core/model-host.errors';
 import { ModelHostService, type ServerMetadata } from '../core/model-host.service';
-import { rawBinaryInput } from '../core/raw-binary.request';
-import { statsToProto } from '../grpc/statistics.mapper';
+import { rawBinaryInput } from '../core/raw-binary-request';
+import { statsToProto } from '../grpc/statistics.codec';
 import {
   HEADER_LENGTH,
   decodeHttpInferRequest,

@@ -1,4 +1,4 @@
-import { classifierConfig } from '../testing/model-config.fixture';
+import { classifierConfig } from '../testing/model-config-fixture';
 import {
   DEFAULT_BALANCE_INSTANCES,
   DEFAULT_DISPATCH_WHEN_IDLE,

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { parseModelConfig } from '@mesh/model-repository';
 import type { ModelVersionSpec } from '../core/model-spec';
 import { batchingPolicyOf } from './batching-policy';
-import { decideSplit } from './model-version.loader';
+import { decideSplit } from './model-version-loader';
 
 const ROOT = join(__dirname, '..', '..', '..', '..');
 const DIR = join(ROOT, 'model_repository', 'sentiment-en');

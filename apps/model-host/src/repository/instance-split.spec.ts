@@ -1,11 +1,11 @@
-import { classifierConfig } from '../testing/model-config.fixture';
+import { classifierConfig } from '../testing/model-config-fixture';
 import {
   FAST_BATCH1_MS,
   chooseInstanceSplit,
   configuredInstances,
   splitForThreads,
 } from './instance-split';
-import { decideSplit, type SessionDefaults } from './model-version.loader';
+import { decideSplit, type SessionDefaults } from './model-version-loader';
 import type { ModelVersionSpec } from '../core/model-spec';
 
 const config = (extra: string) => classifierConfig(extra, 8);

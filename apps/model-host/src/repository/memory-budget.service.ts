@@ -1,7 +1,7 @@
 import { declaredMemoryMb, estimateMemoryMb } from '@mesh/model-repository';
 import type { HostMetrics } from '../core/host.metrics';
 import { MemoryBudgetExceededError } from '../core/model-host.errors';
-import type { ModelVersionRuntime } from '../core/model-version.runtime';
+import type { ModelVersionRuntime } from '../core/model-version-runtime';
 import { configuredInstances } from './instance-split';
 import {
   budgetRefusalMessage,

@@ -9,7 +9,7 @@ import {
 } from '@mesh/model-repository';
 import { InvalidInferenceError } from '../core/model-host.errors';
 import { applyConfigOverride } from './config-override';
-import { readOnnxGraphWiringFile, type OnnxGraphWiring } from './onnx-graph.reader';
+import { readOnnxGraphWiringFile, type OnnxGraphWiring } from './onnx-graph-reader';
 
 /** The files of one model in the repository, as read at load time. */
 export interface ModelFiles {

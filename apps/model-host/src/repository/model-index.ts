@@ -1,5 +1,5 @@
 import type { ModelConfig } from '@mesh/model-repository';
-import type { ModelVersionRuntime } from '../core/model-version.runtime';
+import type { ModelVersionRuntime } from '../core/model-version-runtime';
 
 /** What the manager knows of one model, and how the repository index shows it. */
 

@@ -6,14 +6,14 @@ import {
   ModelUnavailableError,
   InvalidInferenceError,
 } from '../core/model-host.errors';
-import type { ModelVersionRuntime } from '../core/model-version.runtime';
-import { BuildMemoryMeter } from './build-memory.meter';
+import type { ModelVersionRuntime } from '../core/model-version-runtime';
+import { BuildMemoryMeter } from './build-memory-meter';
 import { MemoryBudgetService } from './memory-budget.service';
 import type { ModelFiles, ModelFilesRepository } from './model-files.repository';
 import { indexRows, type ModelEntry, type ModelIndexEntry } from './model-index';
-import { loadModelVersion } from './model-version.builder';
-import { ModelLoadError, checkPlatform, type SessionDefaults } from './model-version.loader';
-import { planBuilds, swapIn, type BuildPlan, type BuildResult } from './version-rebuild.plan';
+import { loadModelVersion } from './model-version-builder';
+import { ModelLoadError, checkPlatform, type SessionDefaults } from './model-version-loader';
+import { planBuilds, swapIn, type BuildPlan, type BuildResult } from './version-rebuild-plan';
 
 export type ControlMode = 'none' | 'explicit';
 

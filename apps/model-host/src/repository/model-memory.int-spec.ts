@@ -7,10 +7,10 @@ import pino from 'pino';
 import { Registry } from 'prom-client';
 import { HostMetrics } from '../core/host.metrics';
 import { ModelHostService } from '../core/model-host.service';
-import type { ChurnReport } from '../testing/memory-churn.runner';
+import type { ChurnReport } from '../testing/memory-churn-runner';
 import { ModelFilesRepository } from './model-files.repository';
 import { ModelManagerService } from './model-manager.service';
-import type { SessionDefaults } from './model-version.loader';
+import type { SessionDefaults } from './model-version-loader';
 
 const ROOT = join(__dirname, '..', '..', '..', '..');
 const REPOSITORY = join(ROOT, 'model_repository');
@@ -59,7 +59,7 @@ describe('unloading frees what a version cost (real ORT sessions, a fresh proces
         '--expose-gc',
         '--require',
         require.resolve('tsx/cjs'),
-        join(__dirname, '..', 'testing', 'memory-churn.runner.ts'),
+        join(__dirname, '..', 'testing', 'memory-churn-runner.ts'),
         REPOSITORY,
         'intent-zh',
         '3',

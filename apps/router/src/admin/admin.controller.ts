@@ -13,13 +13,13 @@ import {
 } from '@nestjs/common';
 import { parseRoute, parseTenant } from '@mesh/routing';
 import { AdminKeyGuard } from '@mesh/telemetry';
-import { parseRequest } from '../http/request.schemas';
+import { parseRequest } from '../http/request.schema';
 import {
   EPOCH_HEADER,
   auditLimitSchema,
   epochHeaderSchema,
   forceQuerySchema,
-} from './admin.schemas';
+} from './admin.schema';
 import { AdminService } from './admin.service';
 
 /**

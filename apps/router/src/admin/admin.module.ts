@@ -5,13 +5,13 @@ import { PlacementLedgerReader } from '@mesh/placement';
 import { RouteEditValidator, RoutingTableCache, RoutingTableRepository } from '@mesh/routing';
 import { AdminKeyGuard } from '@mesh/telemetry';
 import type { Logger } from 'pino';
-import { RouteSelector } from '../catalog/route.selector';
+import { RouteSelector } from '../catalog/route-selector';
 import { RoutingTableModule } from '../catalog/routing-table.module';
 import type { RouterConfig } from '../router.config';
-import { LOGGER, REDIS, ROUTER_CONFIG } from '../router.tokens';
+import { LOGGER, REDIS, ROUTER_CONFIG } from '../router-tokens';
 import { AdminController } from './admin.controller';
 import { AdminService } from './admin.service';
-import { RouteEditChecker } from './route-edit.checker';
+import { RouteEditChecker } from './route-edit.check';
 
 type AdminDeps = [
   RouterConfig,

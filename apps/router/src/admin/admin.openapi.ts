@@ -10,7 +10,7 @@ import {
   routeEditResultSchema,
   routeStatusSchema,
   tableSchema,
-} from './admin.schemas';
+} from './admin.schema';
 
 const name = z.string().describe('1-64 characters of [A-Za-z0-9._-]');
 const common = { tag: 'admin', auth: 'admin' } as const;

@@ -7,9 +7,9 @@ import {
 } from '@mesh/routing';
 import { ERROR_TABLE } from '@mesh/errors';
 import type { Logger } from 'pino';
-import type { RouteSelector } from '../catalog/route.selector';
+import type { RouteSelector } from '../catalog/route-selector';
 import { AdminService } from './admin.service';
-import type { RouteEditChecker } from './route-edit.checker';
+import type { RouteEditChecker } from './route-edit.check';
 
 const route: Route = {
   tenant: '*',

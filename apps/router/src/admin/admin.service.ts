@@ -10,8 +10,8 @@ import {
   type Tenant,
 } from '@mesh/routing';
 import type { Logger } from 'pino';
-import type { RouteSelector } from '../catalog/route.selector';
-import type { RouteEditChecker } from './route-edit.checker';
+import type { RouteSelector } from '../catalog/route-selector';
+import type { RouteEditChecker } from './route-edit.check';
 
 export interface RouteStatus extends Route {
   /** Per version: undefined when routable, else why not (the same reason a 503 would give). */

@@ -5,9 +5,9 @@ import { RoutingTableCache, RoutingTableRepository, WeightedVersionPicker } from
 import { TenantAuthenticator } from '@mesh/tenancy';
 import type { Logger } from 'pino';
 import type { RouterConfig } from '../router.config';
-import { LOGGER, REDIS, ROUTER_CONFIG, ROUTES_SUBSCRIBER } from '../router.tokens';
+import { LOGGER, REDIS, ROUTER_CONFIG, ROUTES_SUBSCRIBER } from '../router-tokens';
 import { CallerService } from '../tenancy/caller.service';
-import { RouteSelector } from './route.selector';
+import { RouteSelector } from './route-selector';
 
 function routesCache(
   config: RouterConfig,

@@ -1,6 +1,6 @@
 import type { RoutingTableCache, Tenant } from '@mesh/routing';
 import type { VersionCatalog } from '@mesh/inference';
-import type { TaskInfo } from '../core/predict.commands';
+import type { TaskInfo } from '../predict/predict-commands';
 
 /** What a tenant may call: its own routes and the `*` defaults, never another tenant's. */
 export class TasksService {

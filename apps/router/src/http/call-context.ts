@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
-import type { CallContext } from '../core/predict.commands';
+import type { CallContext } from '../predict/predict-commands';
 
 /** Request ids we accept from callers: printable, bounded, so they are safe in logs and headers. */
 const REQUEST_ID = /^[\x21-\x7E]{1,128}$/;

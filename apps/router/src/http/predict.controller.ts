@@ -7,12 +7,12 @@ import type {
   Prediction,
   PredictBatchResult,
   PredictResult,
-} from '../core/predict.commands';
-import { PredictService } from '../core/predict.service';
+} from '../predict/predict-commands';
+import { PredictService } from '../predict/predict.service';
 import { TasksService } from '../catalog/tasks.service';
 import { callContext } from './call-context';
-import { parseRequest, predictBatchSchema, predictSchema, tokenizeSchema } from './request.schemas';
-import type { PredictBatchJson, PredictJson, PredictionJson } from './response.schemas';
+import { parseRequest, predictBatchSchema, predictSchema, tokenizeSchema } from './request.schema';
+import type { PredictBatchJson, PredictJson, PredictionJson } from './response.schema';
 
 /**
  * The public predict API over HTTP/JSON; the gRPC Predictor service mirrors it. Its OpenAPI

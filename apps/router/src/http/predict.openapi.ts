@@ -1,12 +1,12 @@
 import { z } from 'zod';
 import type { ApiDocs } from '../openapi/api-docs';
-import { predictBatchSchema, predictSchema } from './request.schemas';
+import { predictBatchSchema, predictSchema } from './request.schema';
 import {
   predictBatchResponseSchema,
   predictResponseSchema,
   tasksResponseSchema,
   tokenizeResponseSchema,
-} from './response.schemas';
+} from './response.schema';
 
 const stickyHeaders = z.object({
   'x-mesh-sticky-key': z

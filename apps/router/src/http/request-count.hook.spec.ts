@@ -1,16 +1,16 @@
 import Fastify, { type FastifyInstance } from 'fastify';
 import pino from 'pino';
 import { Registry } from 'prom-client';
-import { AccessLog } from '../core/access.log';
-import type { CallContext } from '../core/predict.commands';
-import { RouterMetrics } from '../core/router.metrics';
+import { AccessLog } from '../access-log';
+import type { CallContext } from '../predict/predict-commands';
+import { RouterMetrics } from '../router.metrics';
 import { UnauthenticatedError } from '@mesh/routing';
 import { RequestValidationError } from '../errors/router.errors';
-import { HttpErrorFilter } from './http-error.filter';
+import { HttpErrorFilter } from './http-error.hook';
 import { installJsonBodyParser } from './json-body.parser';
 import { countClientErrors, countedMethodOf, installRequestCountHook } from './request-count.hook';
 import { installAccessLogHook, installRequestIdHook } from './request-id.hook';
-import { RouteMethodIndex } from './route-methods.index';
+import { RouteMethodIndex } from './route-methods-index';
 
 /** The router's HTTP edge as main.ts assembles it, with a predict route that checks a key. */
 async function edge(): Promise<{ app: FastifyInstance; registry: Registry }> {

@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import type { PredictMethod, RouterMetrics } from '../core/router.metrics';
-import type { ClientErrorListener } from './client-error.handler';
+import type { PredictMethod, RouterMetrics } from '../router.metrics';
+import type { ClientErrorListener } from './client-error.hook';
 import { outcomeOf } from './trace.hook';
 
 declare module 'fastify' {

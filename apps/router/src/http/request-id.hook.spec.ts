@@ -1,8 +1,8 @@
 import Fastify from 'fastify';
 import pino from 'pino';
 import { Writable } from 'node:stream';
-import { AccessLog, errorCodeOf, traceIdOf } from '../core/access.log';
-import type { CallContext } from '../core/predict.commands';
+import { AccessLog, errorCodeOf, traceIdOf } from '../access-log';
+import type { CallContext } from '../predict/predict-commands';
 import { installAccessLogHook, installRequestIdHook } from './request-id.hook';
 
 const TRACE = '4bf92f3577b34da6a3ce929d0e0e4736';

@@ -1,7 +1,7 @@
 import { performance } from 'node:perf_hooks';
 import type { FastifyInstance } from 'fastify';
-import { errorCodeOf, traceIdOf, type AccessLog } from '../core/access.log';
-import type { CallContext } from '../core/predict.commands';
+import { errorCodeOf, traceIdOf, type AccessLog } from '../access-log';
+import type { CallContext } from '../predict/predict-commands';
 import { abortedOnClose, requestIdFrom } from './call-context';
 
 declare module 'fastify' {

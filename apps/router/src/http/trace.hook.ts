@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { traceparentOf, tracingEnabled, type Span } from '@mesh/telemetry';
-import { endRequestSpan, startRequestSpan } from '../core/request.trace';
+import { endRequestSpan, startRequestSpan } from '../predict/request.trace';
 import { startSubmitSpan } from '../jobs/job.trace';
 import { traceparentFrom } from './call-context';
 

@@ -6,7 +6,7 @@ import {
   type JobStatusView,
 } from '@mesh/jobs';
 import type { Tenant } from '@mesh/routing';
-import type { ListJobsQuery } from './job.commands';
+import type { ListJobsQuery } from './job-commands';
 
 export type { JobResultLine };
 

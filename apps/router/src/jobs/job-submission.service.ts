@@ -7,8 +7,8 @@ import {
 } from '@mesh/jobs';
 import type { RoutingTableCache, Tenant } from '@mesh/routing';
 import { traceparentOf } from '@mesh/telemetry';
-import type { RouteSelector } from '../catalog/route.selector';
-import type { SubmitJobCommand, SubmittedJob } from './job.commands';
+import type { RouteSelector } from '../catalog/route-selector';
+import type { SubmitJobCommand, SubmittedJob } from './job-commands';
 import { QuotaHold, type QuotaDefaults } from './job-quota';
 import { recordSubmitCaller, recordSubmittedJob } from './job.trace';
 

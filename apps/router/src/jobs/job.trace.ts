@@ -1,5 +1,5 @@
 import { SpanKind, startRemoteChildSpan, type Span } from '@mesh/telemetry';
-import type { SubmittedJob } from './job.commands';
+import type { SubmittedJob } from './job-commands';
 
 /**
  * The job submit's span (docs/observability.md, "Tracing"): the root of the job's trace in the

@@ -20,8 +20,8 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { CallerService } from '../tenancy/caller.service';
 import { RequestValidationError } from '../errors/router.errors';
 import { callContext } from '../http/call-context';
-import { parseRequest } from '../http/request.schemas';
-import type { SubmitJobCommand } from './job.commands';
+import { parseRequest } from '../http/request.schema';
+import type { SubmitJobCommand } from './job-commands';
 import {
   fromSchema,
   idempotencyKeySchema,
@@ -29,10 +29,10 @@ import {
   listQuerySchema,
   submitJsonSchema,
   taskQuerySchema,
-} from './job-request.schemas';
+} from './job-request.schema';
 import { JobQueryService, type JobResultLine, type JobViewer } from './job-query.service';
 import { JobSubmissionService } from './job-submission.service';
-import { JOB_UPLOAD_LIMITS, type JobUploadLimits } from './job-upload.limits';
+import { JOB_UPLOAD_LIMITS, type JobUploadLimits } from './job-upload-limits';
 
 export const NDJSON = 'application/x-ndjson';
 

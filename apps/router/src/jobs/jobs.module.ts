@@ -12,16 +12,16 @@ import {
 } from '@mesh/jobs';
 import { RoutingTableCache } from '@mesh/routing';
 import { OpenStreamsRegistry } from '@mesh/telemetry';
-import { RouteSelector } from '../catalog/route.selector';
+import { RouteSelector } from '../catalog/route-selector';
 import { RoutingTableModule } from '../catalog/routing-table.module';
-import { GrpcErrorFilter } from '../grpc/grpc-error.filter';
+import { GrpcErrorFilter } from '../grpc/grpc-error.hook';
 import type { RouterConfig } from '../router.config';
-import { JOB_CHANGES_SUBSCRIBER, REDIS, ROUTER_CONFIG } from '../router.tokens';
+import { JOB_CHANGES_SUBSCRIBER, REDIS, ROUTER_CONFIG } from '../router-tokens';
 import { JobQueryService } from './job-query.service';
 import { JobSubmissionService } from './job-submission.service';
-import { JOB_UPLOAD_LIMITS, type JobUploadLimits } from './job-upload.limits';
+import { JOB_UPLOAD_LIMITS, type JobUploadLimits } from './job-upload-limits';
 import { JobsController } from './jobs.controller';
-import { JobsGrpcController } from './jobs.grpc.controller';
+import { JobsGrpcController } from './jobs-grpc.controller';
 
 const STORE = [ROUTER_CONFIG, REDIS];
 

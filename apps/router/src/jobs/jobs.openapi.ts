@@ -7,13 +7,13 @@ import {
   listQuerySchema,
   submitJsonSchema,
   taskSchema,
-} from './job-request.schemas';
+} from './job-request.schema';
 import {
   jobListSchema,
   jobResultLineSchema,
   jobStatusSchema,
   submittedJobSchema,
-} from './job-response.schemas';
+} from './job-response.schema';
 
 const tenantOp = { tag: 'jobs', auth: 'tenant' } as const;
 const jobId = z.object({ id: z.string().describe('the job id answered by POST /v1/jobs') });

@@ -8,11 +8,11 @@ import { RouterHeartbeatRepository, TrafficSignalRecorder } from '@mesh/signals'
 import { PlacementKeys } from '@mesh/placement';
 import type { Logger } from 'pino';
 import type { RouterConfig } from '../router.config';
-import { RouterLifecycle } from '../router.lifecycle';
-import { LOGGER, REDIS, ROUTER_CONFIG } from '../router.tokens';
-import { HeartbeatPublisher } from './heartbeat.publisher';
+import { RouterLifecycle } from '../router-lifecycle';
+import { LOGGER, REDIS, ROUTER_CONFIG } from '../router-tokens';
+import { HeartbeatPublisher } from './heartbeat-publisher';
 import { RoutingTableModule } from '../catalog/routing-table.module';
-import { VersionTraffic } from './version.traffic';
+import { VersionTraffic } from './version-traffic';
 
 const CONTEXT = [ROUTER_CONFIG, LOGGER, REDIS];
 type Context = [RouterConfig, Logger, RedisClient];

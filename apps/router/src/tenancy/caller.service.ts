@@ -1,6 +1,6 @@
 import type { Tenant } from '@mesh/routing';
 import type { TenantAuthenticator } from '@mesh/tenancy';
-import type { CallContext } from '../core/predict.commands';
+import type { CallContext } from '../predict/predict-commands';
 
 /** Turns a call's bearer key into its tenant (UnauthenticatedError → 401 otherwise). */
 export class CallerService {

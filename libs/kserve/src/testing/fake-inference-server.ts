@@ -1,5 +1,5 @@
 import * as grpc from '@grpc/grpc-js';
-import { loadInferencePackage } from '../inference-proto.loader';
+import { loadInferencePackage } from '../inference-proto-loader';
 import type { ModelInferRequest, ModelInferResponse } from '../kserve.types';
 
 type Callback = (err: Partial<grpc.StatusObject> | null, res?: unknown) => void;

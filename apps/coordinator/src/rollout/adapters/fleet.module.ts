@@ -3,14 +3,14 @@ import { JobPinReader } from '@mesh/jobs';
 import type { KServeClient } from '@mesh/kserve';
 import { RedisTrafficSignalSource, RouterHeartbeatRepository } from '@mesh/signals';
 import type { CoordinatorConfig } from '../../coordinator.config';
-import { CLOCK, COORDINATOR_CONFIG, KSERVE_CLIENTS, ROLLOUT_PORTS } from '../../coordinator.tokens';
-import { PlacementAwareFleet } from '../../placement/placement-aware.fleet';
+import { CLOCK, COORDINATOR_CONFIG, KSERVE_CLIENTS, ROLLOUT_PORTS } from '../../coordinator-tokens';
+import { PlacementAwareFleet } from '../../placement/placement-aware-fleet';
 import { PlacementModule } from '../../placement/placement.module';
-import type { Clock, RolloutPorts } from '../rollout.ports';
-import { HeartbeatRouterFleet } from './heartbeat.router-fleet';
-import { KServeWarmer } from './kserve.warmer';
-import { RepositoryModelCatalog } from './repository-model.catalog';
-import { RoutingRouteStore } from './routing.route-store';
+import type { Clock, RolloutPorts } from '../rollout-ports';
+import { HeartbeatRouterFleet } from './heartbeat-router-fleet';
+import { KServeWarmer } from './kserve-warmer';
+import { RepositoryModelCatalog } from './repository-model-catalog';
+import { RoutingRouteStore } from './routing-route-store';
 
 const PORTS_DEPS = [
   CLOCK,

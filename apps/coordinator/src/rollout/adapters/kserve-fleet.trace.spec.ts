@@ -5,9 +5,9 @@ import {
   childrenOf,
   InMemoryTracing,
 } from '../../../../../libs/telemetry/src/testing/in-memory-tracing';
-import { KServeBackendFleet } from './kserve-backend.fleet';
-import { KServeWarmer } from './kserve.warmer';
-import type { RepositoryModelCatalog } from './repository-model.catalog';
+import { KServeBackendFleet } from './kserve-backend-fleet';
+import { KServeWarmer } from './kserve-warmer';
+import type { RepositoryModelCatalog } from './repository-model-catalog';
 
 /** A backend answering repository loads and inferences, recording the options of each call. */
 function client(address: string, failing = false) {

@@ -1,66 +1,15 @@
 import { parseModelConfig } from '@mesh/model-repository';
 import { ModelUnavailableError } from '../core/model-host.errors';
 import { batchingPolicyOf } from '../repository/batching-policy';
-import type { BatchingPolicy, QueuedItem } from './batching.types';
-import { DynamicBatcher } from './dynamic-batcher';
-import { ManualBatcherClock } from './manual-batcher-clock';
-
-const policy = (over: Partial<BatchingPolicy> = {}): BatchingPolicy => ({
-  enabled: true,
-  maxBatchSize: 8,
-  preferredBatchSizes: [],
-  maxQueueDelayUs: 0,
-  priorityLevels: 0,
-  defaultPriorityLevel: 0,
-  defaultQueuePolicy: { maxQueueSize: 0, defaultTimeoutUs: 0, allowTimeoutOverride: false },
-  maxPaddingRatio: 0,
-  maxBatchTokens: 0,
-  dispatchWhenIdle: false,
-  batchOrder: 'arrival',
-  balanceInstances: false,
-  lowPriorityMaxBatchTokens: 0,
-  topPriorityReservedInstances: 0,
-  topPriorityReserveMs: 1000,
-  priorityQueuePolicy: new Map(),
-  ...over,
-});
-
-/**
- * A fake instance pool that records each batch and finishes it when the test says so, and a
- * manual clock: queue delays and timeouts pass only when the test advances it.
- */
-function harness(p: BatchingPolicy, slots = 1) {
-  const clock = new ManualBatcherClock();
-  const batches: QueuedItem<string>[][] = [];
-  const finishers: Array<() => void> = [];
-  const batcher = new DynamicBatcher<string>(
-    p,
-    () => slots,
-    (batch) =>
-      new Promise<void>((resolve) => {
-        batches.push(batch);
-        finishers.push(() => {
-          for (const item of batch) item.resolve(`done:${item.payload}`);
-          resolve();
-        });
-      }),
-    { clock },
-  );
-  const finishNext = async () => {
-    finishers.shift()?.();
-    await new Promise((r) => setImmediate(r));
-  };
-  const payloads = () => batches.map((b) => b.map((i) => i.payload));
-  return { batcher, batches, finishNext, payloads, clock };
-}
-
-const flush = () => new Promise((r) => setImmediate(r));
+import type { BatchingPolicy } from './batching.types';
+import { batchingPolicy, turn } from '../testing/batching-fixture';
+import { heldBatcher } from '../testing/held-batcher';
 
 describe('DynamicBatcher', () => {
   it('runs each request alone when dynamic batching is off', async () => {
-    const h = harness(policy({ enabled: false }));
+    const h = heldBatcher(batchingPolicy({ enabled: false }));
     const results = ['a', 'b', 'c'].map((x) => h.batcher.submit(x, 1, 0, 0));
-    await flush();
+    await turn();
     expect(h.payloads()).toEqual([['a']]);
     await h.finishNext();
     await h.finishNext();
@@ -70,9 +19,9 @@ describe('DynamicBatcher', () => {
   });
 
   it('batches what queued while the only instance was busy, up to max_batch_size rows', async () => {
-    const h = harness(policy({ maxBatchSize: 4 }));
+    const h = heldBatcher(batchingPolicy({ maxBatchSize: 4 }));
     const all = ['a', 'b', 'c', 'd', 'e', 'f'].map((x) => h.batcher.submit(x, 1, 0, 0));
-    await flush();
+    await turn();
     expect(h.payloads()).toEqual([['a']]);
     await h.finishNext();
     expect(h.payloads()[1]).toEqual(['b', 'c', 'd', 'e']);
@@ -83,9 +32,9 @@ describe('DynamicBatcher', () => {
   });
 
   it('counts rows, not requests, against max_batch_size', async () => {
-    const h = harness(policy({ maxBatchSize: 4 }));
+    const h = heldBatcher(batchingPolicy({ maxBatchSize: 4 }));
     const x = h.batcher.submit('x', 1, 0, 0);
-    await flush();
+    await turn();
     const rest = [h.batcher.submit('a', 3, 0, 0), h.batcher.submit('b', 2, 0, 0)];
     await h.finishNext();
     expect(h.payloads()[1]).toEqual(['a']);
@@ -96,10 +45,10 @@ describe('DynamicBatcher', () => {
   });
 
   it('waits up to max_queue_delay for a fuller batch, then sends what it has', async () => {
-    const h = harness(policy({ maxQueueDelayUs: 30_000 }));
+    const h = heldBatcher(batchingPolicy({ maxQueueDelayUs: 30_000 }));
     const a = h.batcher.submit('a', 1, 0, 0);
     const b = h.batcher.submit('b', 1, 0, 0);
-    await flush();
+    await turn();
     expect(h.batches).toHaveLength(0);
     h.clock.advance(29);
     expect(h.batches).toHaveLength(0);
@@ -110,20 +59,22 @@ describe('DynamicBatcher', () => {
   });
 
   it('sends a preferred batch size at once instead of waiting for the delay', async () => {
-    const h = harness(policy({ preferredBatchSizes: [4], maxQueueDelayUs: 10_000_000 }));
+    const h = heldBatcher(
+      batchingPolicy({ preferredBatchSizes: [4], maxQueueDelayUs: 10_000_000 }),
+    );
     const first = ['a', 'b', 'c'].map((x) => h.batcher.submit(x, 1, 0, 0));
-    await flush();
+    await turn();
     expect(h.batches).toHaveLength(0);
     const last = h.batcher.submit('d', 1, 0, 0);
-    await flush();
+    await turn();
     expect(h.payloads()).toEqual([['a', 'b', 'c', 'd']]);
     await h.finishNext();
     await Promise.all([...first, last]);
   });
 
   it('rejects with UNAVAILABLE once max_queue_size requests are waiting', async () => {
-    const h = harness(
-      policy({
+    const h = heldBatcher(
+      batchingPolicy({
         defaultQueuePolicy: { maxQueueSize: 2, defaultTimeoutUs: 0, allowTimeoutOverride: false },
       }),
       0,
@@ -138,8 +89,8 @@ describe('DynamicBatcher', () => {
   });
 
   it('rejects a request whose timeout expires while it waits for an instance', async () => {
-    const h = harness(
-      policy({
+    const h = heldBatcher(
+      batchingPolicy({
         defaultQueuePolicy: {
           maxQueueSize: 0,
           defaultTimeoutUs: 10_000,
@@ -148,7 +99,7 @@ describe('DynamicBatcher', () => {
       }),
     );
     const first = h.batcher.submit('first', 1, 0, 0);
-    await flush();
+    await turn();
     const late = h.batcher.submit('late', 1, 0, 0).catch((e: unknown) => e);
     h.clock.advance(11);
     await h.finishNext();
@@ -160,9 +111,11 @@ describe('DynamicBatcher', () => {
   });
 
   it('serves priority level 1 before level 2, FIFO within a level', async () => {
-    const h = harness(policy({ maxBatchSize: 1, priorityLevels: 2, defaultPriorityLevel: 2 }));
+    const h = heldBatcher(
+      batchingPolicy({ maxBatchSize: 1, priorityLevels: 2, defaultPriorityLevel: 2 }),
+    );
     const blocker = h.batcher.submit('blocker', 1, 0, 0);
-    await flush();
+    await turn();
     const low1 = h.batcher.submit('low1', 1, 0, 0);
     const high1 = h.batcher.submit('high1', 1, 1, 0);
     const low2 = h.batcher.submit('low2', 1, 2, 0);
@@ -173,10 +126,10 @@ describe('DynamicBatcher', () => {
   });
 
   it('drain lets queued and running requests finish and refuses new ones', async () => {
-    const h = harness(policy({ maxBatchSize: 1 }));
+    const h = heldBatcher(batchingPolicy({ maxBatchSize: 1 }));
     const a = h.batcher.submit('a', 1, 0, 0);
     const b = h.batcher.submit('b', 1, 0, 0);
-    await flush();
+    await turn();
     let drained = false;
     const d = h.batcher.drain().then(() => (drained = true));
     await expect(h.batcher.submit('c', 1, 0, 0)).rejects.toThrow('unloading');
@@ -189,28 +142,27 @@ describe('DynamicBatcher', () => {
   });
 
   it('keeps short and long requests apart when padding them together would exceed max_padding_ratio', async () => {
-    const h = harness(policy({ maxBatchSize: 8, maxPaddingRatio: 1.5 }));
-    const blocker = h.batcher.submit('blocker', 1, 0, 0, 10);
-    await flush();
-    const lengths: Array<[string, number]> = [
+    const h = heldBatcher(batchingPolicy({ maxBatchSize: 8, maxPaddingRatio: 1.5 }));
+    const all = await h.queueBehindBlocker([
       ['s1', 20],
       ['long', 200],
       ['s2', 24],
       ['s3', 18],
-    ];
-    const rest = lengths.map(([p, len]) => h.batcher.submit(p, 1, 0, 0, len));
+    ]);
     await h.finishNext();
     expect(h.payloads()[1]).toEqual(['s1', 's2', 's3']);
     await h.finishNext();
     expect(h.payloads()[2]).toEqual(['long']);
     await h.finishNext();
-    await Promise.all([blocker, ...rest]);
+    await Promise.all(all);
   });
 
   it('never puts priority-1 and priority-2 requests in one batch', async () => {
-    const h = harness(policy({ maxBatchSize: 8, priorityLevels: 2, defaultPriorityLevel: 1 }));
+    const h = heldBatcher(
+      batchingPolicy({ maxBatchSize: 8, priorityLevels: 2, defaultPriorityLevel: 1 }),
+    );
     const blocker = h.batcher.submit('blocker', 1, 2, 0);
-    await flush();
+    await turn();
     const rest = [
       h.batcher.submit('bulk1', 1, 2, 0),
       h.batcher.submit('online1', 1, 1, 0),
@@ -223,8 +175,8 @@ describe('DynamicBatcher', () => {
   });
 
   it('caps batches below the top priority at low_priority_max_batch_tokens padded elements', async () => {
-    const h = harness(
-      policy({
+    const h = heldBatcher(
+      batchingPolicy({
         maxBatchSize: 64,
         priorityLevels: 2,
         defaultPriorityLevel: 1,
@@ -232,7 +184,7 @@ describe('DynamicBatcher', () => {
       }),
     );
     const blocker = h.batcher.submit('blocker', 1, 1, 0, 100);
-    await flush();
+    await turn();
     const bulk = ['b1', 'b2', 'b3', 'b4', 'b5'].map((p) => h.batcher.submit(p, 1, 2, 0, 100));
     const online = ['o1', 'o2', 'o3', 'o4', 'o5'].map((p) => h.batcher.submit(p, 1, 1, 0, 100));
     for (let i = 0; i < 4; i++) await h.finishNext();
@@ -247,7 +199,7 @@ describe('DynamicBatcher', () => {
   });
 
   describe('instances reserved for the top priority (top_priority_reserved_instances)', () => {
-    const reserving = policy({
+    const reserving = batchingPolicy({
       maxBatchSize: 1,
       priorityLevels: 2,
       defaultPriorityLevel: 1,
@@ -257,9 +209,9 @@ describe('DynamicBatcher', () => {
     });
 
     it('lets bulk use every instance while no online request has been seen', async () => {
-      const h = harness(reserving, 2);
+      const h = heldBatcher(reserving, 2);
       const bulk = ['b1', 'b2'].map((p) => h.batcher.submit(p, 1, 2, 0));
-      await flush();
+      await turn();
       expect(h.payloads()).toEqual([['b1'], ['b2']]);
       await h.finishNext();
       await h.finishNext();
@@ -267,31 +219,31 @@ describe('DynamicBatcher', () => {
     });
 
     it('keeps one instance free for online traffic, then gives it back', async () => {
-      const h = harness(reserving, 2);
+      const h = heldBatcher(reserving, 2);
       const o1 = h.batcher.submit('o1', 1, 1, 0);
-      await flush();
+      await turn();
       await h.finishNext();
       // o1 was just seen: bulk gets one instance, the other waits for online requests.
       const bulk = ['b1', 'b2'].map((p) => h.batcher.submit(p, 1, 2, 0));
-      await flush();
+      await turn();
       expect(h.payloads()).toEqual([['o1'], ['b1']]);
       const o2 = h.batcher.submit('o2', 1, 1, 0);
-      await flush();
+      await turn();
       expect(h.payloads()).toEqual([['o1'], ['b1'], ['o2']]);
       await h.finishNext(); // b1
       expect(h.payloads()).toEqual([['o1'], ['b1'], ['o2'], ['b2']]);
       await h.finishNext(); // o2
       const later = ['b3', 'b4'].map((p) => h.batcher.submit(p, 1, 2, 0));
-      await flush();
+      await turn();
       expect(h.payloads()).toHaveLength(4);
       await h.finishNext(); // b2
       expect(h.payloads()[4]).toEqual(['b3']);
       // The reservation ends 1000 ms after o2 arrived: then bulk may take both instances.
       h.clock.advance(999);
-      await flush();
+      await turn();
       expect(h.payloads()).toHaveLength(5);
       h.clock.advance(1);
-      await flush();
+      await turn();
       expect(h.payloads()[5]).toEqual(['b4']);
       await h.finishNext();
       await h.finishNext();
@@ -299,10 +251,10 @@ describe('DynamicBatcher', () => {
     });
 
     it('never holds bulk back on a single instance', async () => {
-      const h = harness(reserving, 1);
-      await Promise.all([h.batcher.submit('o1', 1, 1, 0), flush().then(() => h.finishNext())]);
+      const h = heldBatcher(reserving, 1);
+      await Promise.all([h.batcher.submit('o1', 1, 1, 0), turn().then(() => h.finishNext())]);
       const b1 = h.batcher.submit('b1', 1, 2, 0);
-      await flush();
+      await turn();
       expect(h.payloads()).toEqual([['o1'], ['b1']]);
       await h.finishNext();
       await b1;
@@ -310,9 +262,11 @@ describe('DynamicBatcher', () => {
   });
 
   it('sends a batch once max_batch_tokens padded elements are reached', async () => {
-    const h = harness(policy({ maxBatchSize: 64, maxBatchTokens: 600, maxQueueDelayUs: 50_000 }));
+    const h = heldBatcher(
+      batchingPolicy({ maxBatchSize: 64, maxBatchTokens: 600, maxQueueDelayUs: 50_000 }),
+    );
     const all = ['a', 'b', 'c', 'd'].map((p) => h.batcher.submit(p, 1, 0, 0, 200));
-    await flush();
+    await turn();
     // 3 × 200 fits the budget, a 4th would not: the batch goes without waiting for the delay.
     expect(h.payloads()).toEqual([['a', 'b', 'c']]);
     await h.finishNext();
@@ -325,20 +279,21 @@ describe('DynamicBatcher', () => {
   });
 
   it('pads freely when max_padding_ratio is 0', async () => {
-    const h = harness(policy({ maxBatchSize: 8 }));
-    const blocker = h.batcher.submit('blocker', 1, 0, 0, 10);
-    await flush();
-    const rest = [h.batcher.submit('short', 1, 0, 0, 10), h.batcher.submit('long', 1, 0, 0, 300)];
+    const h = heldBatcher(batchingPolicy({ maxBatchSize: 8 }));
+    const all = await h.queueBehindBlocker([
+      ['short', 10],
+      ['long', 300],
+    ]);
     await h.finishNext();
     expect(h.payloads()[1]).toEqual(['short', 'long']);
     await h.finishNext();
-    await Promise.all([blocker, ...rest]);
+    await Promise.all(all);
   });
 
   it('fills every free instance with its own batch', async () => {
-    const h = harness(policy({ maxBatchSize: 2 }), 2);
+    const h = heldBatcher(batchingPolicy({ maxBatchSize: 2 }), 2);
     const all = ['a', 'b', 'c', 'd'].map((x) => h.batcher.submit(x, 1, 0, 0));
-    await flush();
+    await turn();
     // First request starts alone on instance 1, the rest are picked up as instances free.
     expect(h.batches.length).toBeGreaterThanOrEqual(2);
     while (h.batches.flat().length < 4) await h.finishNext();
@@ -349,27 +304,27 @@ describe('DynamicBatcher', () => {
   });
 
   it("waits max_queue_delay for partners by Triton's rule, even with an instance free", async () => {
-    const h = harness(policy({ maxQueueDelayUs: 600_000_000 }));
+    const h = heldBatcher(batchingPolicy({ maxQueueDelayUs: 600_000_000 }));
     const first = h.batcher.submit('a', 1, 0, 0);
-    await flush();
+    await turn();
     expect(h.batches).toHaveLength(0);
     expect(h.batcher.queued).toBe(1);
     // A full batch (max_batch_size rows) leaves without waiting.
     const rest = ['b', 'c', 'd', 'e', 'f', 'g', 'h'].map((x) => h.batcher.submit(x, 1, 0, 0));
-    await flush();
+    await turn();
     expect(h.payloads()).toEqual([['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h']]);
     await h.finishNext();
     await Promise.all([first, ...rest]);
   });
 
   it('dispatches at once to an idle instance when dispatch_when_idle is set', async () => {
-    const h = harness(policy({ maxQueueDelayUs: 600_000_000, dispatchWhenIdle: true }));
+    const h = heldBatcher(batchingPolicy({ maxQueueDelayUs: 600_000_000, dispatchWhenIdle: true }));
     const a = h.batcher.submit('a', 1, 0, 0);
-    await flush();
+    await turn();
     expect(h.payloads()).toEqual([['a']]);
     // While the only instance is busy the queue fills; the next free instance takes it all.
     const rest = ['b', 'c', 'd'].map((x) => h.batcher.submit(x, 1, 0, 0));
-    await flush();
+    await turn();
     expect(h.batches).toHaveLength(1);
     await h.finishNext();
     expect(h.payloads()).toEqual([['a'], ['b', 'c', 'd']]);
@@ -383,10 +338,8 @@ describe('DynamicBatcher', () => {
   });
   describe('batch_order length', () => {
     it("fills the oldest request's batch with the queued requests closest to its length", async () => {
-      const h = harness(policy({ maxBatchSize: 3, batchOrder: 'length' }));
-      const blocker = h.batcher.submit('blocker', 1, 0, 0, 10);
-      await flush();
-      const lengths: Array<[string, number]> = [
+      const h = heldBatcher(batchingPolicy({ maxBatchSize: 3, batchOrder: 'length' }));
+      const all = await h.queueBehindBlocker([
         ['old20', 20],
         ['a40', 40],
         ['b128', 128],
@@ -394,8 +347,7 @@ describe('DynamicBatcher', () => {
         ['d41', 41],
         ['e19', 19],
         ['f126', 126],
-      ];
-      const rest = lengths.map(([p, len]) => h.batcher.submit(p, 1, 0, 0, len));
+      ]);
       for (let i = 0; i < 4; i++) await h.finishNext();
       // Each batch starts with the oldest waiting request and takes its nearest lengths.
       expect(h.payloads()).toEqual([
@@ -404,49 +356,45 @@ describe('DynamicBatcher', () => {
         ['a40', 'd41', 'f126'],
         ['b128'],
       ]);
-      await Promise.all([blocker, ...rest]);
+      await Promise.all(all);
     });
 
     it('keeps arrival order among equal distances and bounds every wait by its age', async () => {
-      const h = harness(policy({ maxBatchSize: 2, batchOrder: 'length' }));
-      const blocker = h.batcher.submit('blocker', 1, 0, 0, 10);
-      await flush();
+      const h = heldBatcher(batchingPolicy({ maxBatchSize: 2, batchOrder: 'length' }));
       // 'odd' never sits close to an anchor's length, yet it goes once it is the oldest.
-      const rest = [
-        h.batcher.submit('x1', 1, 0, 0, 30),
-        h.batcher.submit('odd', 1, 0, 0, 90),
-        h.batcher.submit('x2', 1, 0, 0, 30),
-        h.batcher.submit('x3', 1, 0, 0, 30),
-        h.batcher.submit('x4', 1, 0, 0, 30),
-      ];
+      const all = await h.queueBehindBlocker([
+        ['x1', 30],
+        ['odd', 90],
+        ['x2', 30],
+        ['x3', 30],
+        ['x4', 30],
+      ]);
       for (let i = 0; i < 4; i++) await h.finishNext();
       expect(h.payloads()).toEqual([['blocker'], ['x1', 'x2'], ['odd', 'x3'], ['x4']]);
-      await Promise.all([blocker, ...rest]);
+      await Promise.all(all);
     });
 
     it('is first come, first served with batch_order arrival', async () => {
-      const h = harness(policy({ maxBatchSize: 2, batchOrder: 'arrival' }));
-      const blocker = h.batcher.submit('blocker', 1, 0, 0, 10);
-      await flush();
-      const rest = [
-        h.batcher.submit('x1', 1, 0, 0, 30),
-        h.batcher.submit('odd', 1, 0, 0, 90),
-        h.batcher.submit('x2', 1, 0, 0, 30),
-      ];
+      const h = heldBatcher(batchingPolicy({ maxBatchSize: 2, batchOrder: 'arrival' }));
+      const all = await h.queueBehindBlocker([
+        ['x1', 30],
+        ['odd', 90],
+        ['x2', 30],
+      ]);
       for (let i = 0; i < 3; i++) await h.finishNext();
       expect(h.payloads()).toEqual([['blocker'], ['x1', 'odd'], ['x2']]);
-      await Promise.all([blocker, ...rest]);
+      await Promise.all(all);
     });
   });
 
   describe('balance_instances', () => {
     const balanced = (over: Partial<BatchingPolicy> = {}) =>
-      policy({ maxBatchSize: 64, dispatchWhenIdle: true, balanceInstances: true, ...over });
+      batchingPolicy({ maxBatchSize: 64, dispatchWhenIdle: true, balanceInstances: true, ...over });
 
     it('gives a free instance its share of the outstanding rows, not the whole queue', async () => {
-      const h = harness(balanced(), 2);
+      const h = heldBatcher(balanced(), 2);
       const all = Array.from({ length: 11 }, (_, i) => h.batcher.submit(`r${i}`, 1, 0, 0));
-      await flush();
+      await turn();
       // r0 arrived alone (1 outstanding row, share 1); r1 went to the second instance likewise.
       expect(h.payloads()).toEqual([['r0'], ['r1']]);
       await h.finishNext();
@@ -462,9 +410,9 @@ describe('DynamicBatcher', () => {
     });
 
     it('takes the whole queue without the option (one big batch beside single requests)', async () => {
-      const h = harness(balanced({ balanceInstances: false }), 2);
+      const h = heldBatcher(balanced({ balanceInstances: false }), 2);
       const all = Array.from({ length: 11 }, (_, i) => h.batcher.submit(`r${i}`, 1, 0, 0));
-      await flush();
+      await turn();
       await h.finishNext();
       expect(h.payloads()[2]).toHaveLength(9);
       await h.finishNext();
@@ -473,9 +421,9 @@ describe('DynamicBatcher', () => {
     });
 
     it('does not cap a single instance', async () => {
-      const h = harness(balanced(), 1);
+      const h = heldBatcher(balanced(), 1);
       const all = Array.from({ length: 6 }, (_, i) => h.batcher.submit(`r${i}`, 1, 0, 0));
-      await flush();
+      await turn();
       await h.finishNext();
       expect(h.payloads()).toEqual([['r0'], ['r1', 'r2', 'r3', 'r4', 'r5']]);
       await h.finishNext();
@@ -483,26 +431,23 @@ describe('DynamicBatcher', () => {
     });
   });
   it('pads no request beyond max_padding_ratio × its own length (no short filler in long batches)', async () => {
-    const h = harness(policy({ maxBatchSize: 8, maxPaddingRatio: 1.5 }));
-    const blocker = h.batcher.submit('blocker', 1, 0, 0, 10);
-    await flush();
+    const h = heldBatcher(batchingPolicy({ maxBatchSize: 8, maxPaddingRatio: 1.5 }));
     // By the batch total, four 128s and a 40 would pass (640 padded ≤ 1.5 × 552 real); the
     // 40 alone would be padded 3.2×.
-    const lengths: Array<[string, number]> = [
+    const all = await h.queueBehindBlocker([
       ['l1', 128],
       ['l2', 128],
       ['s40', 40],
       ['l3', 128],
       ['l4', 128],
       ['s30', 30],
-    ];
-    const rest = lengths.map(([p, len]) => h.batcher.submit(p, 1, 0, 0, len));
+    ]);
     await h.finishNext();
     expect(h.payloads()[1]).toEqual(['l1', 'l2', 'l3', 'l4']);
     await h.finishNext();
     expect(h.payloads()[2]).toEqual(['s40', 's30']);
     await h.finishNext();
-    await Promise.all([blocker, ...rest]);
+    await Promise.all(all);
   });
 
   describe('the defaults, on a config as Triton users write it (no mesh parameters)', () => {
@@ -522,9 +467,9 @@ ${extra}`,
       );
 
     it('sends a request that finds an instance idle and nothing queued at once', async () => {
-      const h = harness(asWritten());
+      const h = heldBatcher(asWritten());
       const a = h.batcher.submit('a', 1, 0, 0);
-      await flush();
+      await turn();
       expect(h.payloads()).toEqual([['a']]);
       expect(h.clock.pendingTimers).toBe(0);
       await h.finishNext();
@@ -532,11 +477,11 @@ ${extra}`,
     });
 
     it('waits the whole max_queue_delay with dispatch_when_idle "false", as Triton', async () => {
-      const h = harness(
+      const h = heldBatcher(
         asWritten('parameters { key: "dispatch_when_idle" value: { string_value: "false" } }'),
       );
       const a = h.batcher.submit('a', 1, 0, 0);
-      await flush();
+      await turn();
       expect(h.batches).toHaveLength(0);
       h.clock.advance(1);
       expect(h.batches).toHaveLength(0);
@@ -547,9 +492,9 @@ ${extra}`,
     });
 
     it('still forms batches under load, each instance taking its share', async () => {
-      const h = harness(asWritten(), 2);
+      const h = heldBatcher(asWritten(), 2);
       const all = Array.from({ length: 10 }, (_, i) => h.batcher.submit(`r${i}`, 1, 0, 0));
-      await flush();
+      await turn();
       // The first two found an instance idle each; the rest queued behind them.
       expect(h.payloads()).toEqual([['r0'], ['r1']]);
       await h.finishNext();

@@ -1,38 +1,19 @@
-import type { BatchingPolicy } from '../batching/batching.types';
+import { versionSpec } from '../testing/batching-fixture';
 import type { HostTensor, InferRequest } from './inference.types';
 import { validateInferRequest } from './infer-request.check';
 import { InvalidInferenceError } from './model-host.errors';
-import type { ModelVersionSpec } from './model-spec';
 
-const batching: BatchingPolicy = {
-  enabled: true,
-  maxBatchSize: 4,
-  preferredBatchSizes: [],
-  maxQueueDelayUs: 0,
-  priorityLevels: 2,
-  defaultPriorityLevel: 1,
-  defaultQueuePolicy: { maxQueueSize: 0, defaultTimeoutUs: 0, allowTimeoutOverride: false },
-  maxPaddingRatio: 1.5,
-  maxBatchTokens: 0,
-  dispatchWhenIdle: false,
-  batchOrder: 'arrival',
-  balanceInstances: false,
-  lowPriorityMaxBatchTokens: 0,
-  topPriorityReservedInstances: 0,
-  topPriorityReserveMs: 1000,
-  priorityQueuePolicy: new Map(),
-};
-const spec: ModelVersionSpec = {
-  model: 'm',
-  version: '1',
-  maxBatchSize: 4,
-  inputs: [
-    { name: 'input_ids', datatype: 'INT64', dims: [-1] },
-    { name: 'attention_mask', datatype: 'INT64', dims: [-1] },
-  ],
-  outputs: [{ name: 'logits', datatype: 'FP32', dims: [3] }],
-  batching,
-};
+const spec = versionSpec(
+  4,
+  { priorityLevels: 2, defaultPriorityLevel: 1, maxPaddingRatio: 1.5 },
+  {
+    inputs: [
+      { name: 'input_ids', datatype: 'INT64', dims: [-1] },
+      { name: 'attention_mask', datatype: 'INT64', dims: [-1] },
+    ],
+    outputs: [{ name: 'logits', datatype: 'FP32', dims: [3] }],
+  },
+);
 const t = (
   name: string,
   shape: number[],

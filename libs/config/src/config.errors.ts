@@ -1,4 +1,4 @@
-import { MeshError } from '@mesh/errors';
+import { bulletList, countOf, MeshError } from '@mesh/errors';
 
 /** One problem with one environment variable. */
 export interface ConfigIssue {
@@ -15,8 +15,8 @@ export class ConfigError extends MeshError {
     readonly issues: readonly ConfigIssue[],
   ) {
     super(
-      `${service}: invalid configuration (${issues.length} problem${issues.length === 1 ? '' : 's'}):\n` +
-        issues.map((i) => `  - ${i.variable}: ${i.reason}`).join('\n'),
+      `${service}: invalid configuration (${countOf(issues.length, 'problem')}):\n` +
+        bulletList(issues.map((i) => `${i.variable}: ${i.reason}`)),
     );
   }
 }

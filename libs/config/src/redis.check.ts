@@ -1,4 +1,4 @@
-import { MeshError } from '@mesh/errors';
+import { bulletList, MeshError } from '@mesh/errors';
 import type Redis from 'ioredis';
 import { primariesOf, type RedisClient } from './redis-factory';
 
@@ -19,8 +19,7 @@ export class RedisSettingsError extends MeshError {
     readonly problems: readonly string[],
   ) {
     super(
-      `${service}: refusing to start: Redis settings (docs/redis.md):\n` +
-        problems.map((p) => `  - ${p}`).join('\n'),
+      `${service}: refusing to start: Redis settings (docs/redis.md):\n` + bulletList(problems),
     );
   }
 }

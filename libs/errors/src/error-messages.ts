@@ -22,3 +22,18 @@ export function oneOfMessage(allowed: readonly string[], got: unknown): string {
   const shown = raw === undefined ? typeof got : raw.length > 66 ? `${raw.slice(0, 64)}…` : raw;
   return `must be one of ${allowed.join(', ')} (got ${shown})`;
 }
+
+/** `1 problem`, `3 problems`: a count with its noun, for messages that list what they count. */
+export function countOf(count: number, noun: string): string {
+  return `${count} ${noun}${count === 1 ? '' : 's'}`;
+}
+
+/** One issue of a document: its field path (empty: the document, `(root)`) and what is wrong. */
+export function issueLine(path: string, message: string): string {
+  return `${path || '(root)'}: ${message}`;
+}
+
+/** Lines as an indented bullet list under a message's head line (`  - …` each, one per line). */
+export function bulletList(lines: readonly string[]): string {
+  return lines.map((line) => `  - ${line}`).join('\n');
+}

@@ -13,5 +13,5 @@ export {
   type ErrorBody,
   type ErrorReply,
 } from './error.codec';
-export { fieldPath, oneOfMessage } from './error-messages';
+export { bulletList, countOf, fieldPath, issueLine, oneOfMessage } from './error-messages';
 export { MeshError } from './mesh.errors';

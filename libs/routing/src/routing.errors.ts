@@ -1,4 +1,4 @@
-import { MeshError } from '@mesh/errors';
+import { bulletList, countOf, issueLine, MeshError } from '@mesh/errors';
 
 /** A problem at one place of a routing document, e.g. `routes[2].versions[0].weight`. */
 export interface RoutingIssue {
@@ -20,8 +20,8 @@ export class RoutingValidationError extends MeshError {
     readonly issues: readonly RoutingIssue[],
   ) {
     super(
-      `${source}: ${issues.length} problem${issues.length === 1 ? '' : 's'}:\n` +
-        issues.map((i) => `  - ${i.path || '(root)'}: ${i.message}`).join('\n'),
+      `${source}: ${countOf(issues.length, 'problem')}:\n` +
+        bulletList(issues.map((i) => issueLine(i.path, i.message))),
     );
   }
 }

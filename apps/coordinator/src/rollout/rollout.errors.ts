@@ -1,4 +1,4 @@
-import { MeshError } from '@mesh/errors';
+import { countOf, issueLine, MeshError } from '@mesh/errors';
 
 /** A problem with one field of a plan or request, e.g. `steps[2].weight`. */
 export interface RolloutIssue {
@@ -7,8 +7,8 @@ export interface RolloutIssue {
 }
 
 function describeIssues(source: string, issues: readonly RolloutIssue[]): string {
-  const head = `${source}: ${issues.length} problem${issues.length === 1 ? '' : 's'}`;
-  return `${head}: ${issues.map((i) => `${i.path || '(root)'}: ${i.message}`).join('; ')}`;
+  const list = issues.map((i) => issueLine(i.path, i.message)).join('; ');
+  return `${source}: ${countOf(issues.length, 'problem')}: ${list}`;
 }
 
 /** The plan document itself is malformed (types, ranges, the last step not 100, a bad cron). */

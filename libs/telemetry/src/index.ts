@@ -2,6 +2,7 @@ export { SampledAccessLog } from './access-log';
 export { AdminKeyGuard, type AdminKeyVerifier } from './admin-key.hook';
 export { EnumParamPipe } from './enum-param.hook';
 export { HealthController } from './health.controller';
+export { describeHealthApi, type HealthApiOptions } from './health.openapi';
 export { createHttpApp, listenHttp, type HttpAppOptions } from './http-app';
 export { streamRaw } from './http-stream';
 export {
@@ -46,12 +47,14 @@ export {
 export { ADMIN_AUTHENTICATOR, METRICS_REGISTRY, READINESS_CHECKS } from './telemetry-tokens';
 export {
   endSpan,
+  grpcCallAttributes,
   linkTo,
   OTLP_PROTOCOLS,
   recordChildSpan,
   SpanKind,
   spanContextOf,
   startChildSpan,
+  startGrpcClientSpan,
   startRemoteChildSpan,
   startTracing,
   traceparentOf,

@@ -1,3 +1,4 @@
+import { describeHealthApi } from '@mesh/telemetry';
 import { z } from 'zod';
 import { describeDashboardApi } from '../dashboard/dashboard.openapi';
 import { describeRolloutsApi } from '../http/rollouts.openapi';
@@ -5,36 +6,10 @@ import { ApiDocs } from './api-docs';
 
 /** Health, metrics (@mesh/telemetry's controllers) and the dashboard's page. */
 function describeOperationsApi(docs: ApiDocs): void {
-  const common = { tag: 'operations', auth: 'none', errors: [] } as const;
-  const checks = z.object({ status: z.string() }).passthrough();
+  describeHealthApi(docs, { readiness: 'Redis reachable' });
   docs.operation({
-    ...common,
-    method: 'get',
-    path: '/healthz/live',
-    summary: 'Liveness',
-    response: { description: 'the process is up', schema: checks },
-  });
-  docs.operation({
-    ...common,
-    method: 'get',
-    path: '/healthz/ready',
-    summary: 'Readiness: Redis reachable',
-    response: { description: 'ready (503 with the failing checks otherwise)', schema: checks },
-  });
-  docs.operation({
-    ...common,
-    method: 'get',
-    path: '/metrics',
-    summary: 'Prometheus metrics',
-    response: {
-      description: 'text exposition format',
-      schema: z.string(),
-      contentType: 'text/plain',
-    },
-  });
-  docs.operation({
-    ...common,
     tag: 'dashboard',
+    auth: 'none',
     method: 'get',
     path: '/ui',
     summary: 'The operator dashboard (`/` and `/ui/` redirect here)',

@@ -17,6 +17,17 @@ import {
 
 const tenantOp = { tag: 'jobs', auth: 'tenant' } as const;
 const jobId = z.object({ id: z.string().describe('the job id answered by POST /v1/jobs') });
+/** A listing of jobs (the tenant's or every tenant's): its query and what it answers. */
+const jobListing = {
+  method: 'get',
+  query: listQuerySchema,
+  errors: ['INVALID_ARGUMENT', 'STORE_UNAVAILABLE', 'INTERNAL'],
+} as const;
+/** One job by its id: an unknown id, or another tenant's, answers JOB_NOT_FOUND. */
+const oneJob = {
+  params: jobId,
+  errors: ['JOB_NOT_FOUND', 'STORE_UNAVAILABLE', 'INTERNAL'],
+} as const;
 
 /** The bulk-jobs API (`JobsController`); user guide: docs/jobs.md. */
 export function describeJobsApi(docs: ApiDocs): void {
@@ -25,41 +36,38 @@ export function describeJobsApi(docs: ApiDocs): void {
   describeJobSubmit(docs, item);
   docs.operation({
     ...tenantOp,
-    method: 'get',
+    ...jobListing,
     path: '/v1/jobs',
     summary: 'List your jobs, newest first',
-    query: listQuerySchema,
     response: { description: 'the jobs', schema: docs.schema('JobList', jobListSchema) },
-    errors: ['INVALID_ARGUMENT', 'STORE_UNAVAILABLE', 'INTERNAL'],
   });
   docs.operation({
     ...tenantOp,
+    ...oneJob,
     method: 'get',
     path: '/v1/jobs/{id}',
     summary: 'A job’s state and progress',
     description: 'Another tenant’s job id answers 404, exactly like an unknown one.',
-    params: jobId,
     response: { description: 'state, counters, rate and ETA, pinned version', schema: status },
-    errors: ['JOB_NOT_FOUND', 'STORE_UNAVAILABLE', 'INTERNAL'],
   });
   docs.operation({
     ...tenantOp,
+    ...oneJob,
     method: 'get',
     path: '/v1/jobs/{id}/events',
     summary: 'Progress as Server-Sent Events until the job ends',
     description:
       'One `progress` event (data: a JobStatus) per change of state or progress, then an ' +
       '`end` event with the final status.',
-    params: jobId,
     response: {
       description: 'an event stream',
       schema: z.string().describe('event: progress|end, data: JobStatus JSON'),
       contentType: 'text/event-stream',
     },
-    errors: ['JOB_NOT_FOUND', 'STORE_UNAVAILABLE', 'INTERNAL'],
   });
   docs.operation({
     ...tenantOp,
+    ...oneJob,
     method: 'get',
     path: '/v1/jobs/{id}/results',
     summary: 'Results as NDJSON, one line per item, in input order',
@@ -67,24 +75,22 @@ export function describeJobsApi(docs: ApiDocs): void {
       'Can be opened while the job runs: written chunks come at once, then the stream waits for ' +
       'the next one in order. `?from=` resumes after a broken download. Each line is a ' +
       'JobResultLine.',
-    params: jobId,
     query: z.object({ from: fromSchema.describe('first input index to send (default 0)') }),
     response: {
       description: 'NDJSON result lines',
       schema: docs.schema('JobResultLine', jobResultLineSchema),
       contentType: 'application/x-ndjson',
     },
-    errors: ['INVALID_ARGUMENT', 'JOB_NOT_FOUND', 'STORE_UNAVAILABLE', 'INTERNAL'],
+    errors: ['INVALID_ARGUMENT', ...oneJob.errors],
   });
   docs.operation({
     ...tenantOp,
+    ...oneJob,
     method: 'delete',
     path: '/v1/jobs/{id}',
     summary: 'Cancel a job',
     description: 'Chunks already running finish; the rest is dropped. Idempotent.',
-    params: jobId,
     response: { description: 'the job, now cancelled (or already ended)', schema: status },
-    errors: ['JOB_NOT_FOUND', 'STORE_UNAVAILABLE', 'INTERNAL'],
   });
   describeAdminJobsApi(docs, status);
 }
@@ -142,29 +148,25 @@ function describeAdminJobsApi(docs: ApiDocs, status: typeof jobStatusSchema): vo
   const adminOp = { tag: 'jobs', auth: 'admin' } as const;
   docs.operation({
     ...adminOp,
-    method: 'get',
+    ...jobListing,
     path: '/v1/admin/jobs',
     summary: 'List every tenant’s jobs, newest first',
-    query: listQuerySchema,
     response: { description: 'the jobs with their tenant', schema: jobListSchema },
-    errors: ['INVALID_ARGUMENT', 'STORE_UNAVAILABLE', 'INTERNAL'],
   });
   docs.operation({
     ...adminOp,
+    ...oneJob,
     method: 'get',
     path: '/v1/admin/jobs/{id}',
     summary: 'Any tenant’s job',
-    params: jobId,
     response: { description: 'state and progress', schema: status },
-    errors: ['JOB_NOT_FOUND', 'STORE_UNAVAILABLE', 'INTERNAL'],
   });
   docs.operation({
     ...adminOp,
+    ...oneJob,
     method: 'delete',
     path: '/v1/admin/jobs/{id}',
     summary: 'Cancel any tenant’s job',
-    params: jobId,
     response: { description: 'the job, now cancelled (or already ended)', schema: status },
-    errors: ['JOB_NOT_FOUND', 'STORE_UNAVAILABLE', 'INTERNAL'],
   });
 }

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import { describeHealthApi } from '@mesh/telemetry';
 import { describeAdminApi } from '../admin/admin.openapi';
 import { describePredictApi } from '../http/predict.openapi';
 import { describeJobsApi } from '../jobs/jobs.openapi';
@@ -6,32 +6,8 @@ import { ApiDocs } from './api-docs';
 
 /** Health and metrics, answered by @mesh/telemetry's controllers. */
 function describeOperationsApi(docs: ApiDocs): void {
-  const common = { tag: 'operations', auth: 'none', errors: [] } as const;
-  const checks = z.object({ status: z.string() }).passthrough();
-  docs.operation({
-    ...common,
-    method: 'get',
-    path: '/healthz/live',
-    summary: 'Liveness',
-    response: { description: 'the process is up', schema: checks },
-  });
-  docs.operation({
-    ...common,
-    method: 'get',
-    path: '/healthz/ready',
-    summary: 'Readiness: Redis reachable, routing table loaded, a backend ready',
-    response: { description: 'ready (503 with the failing checks otherwise)', schema: checks },
-  });
-  docs.operation({
-    ...common,
-    method: 'get',
-    path: '/metrics',
-    summary: 'Prometheus metrics',
-    response: {
-      description: 'text exposition format',
-      schema: z.string(),
-      contentType: 'text/plain',
-    },
+  describeHealthApi(docs, {
+    readiness: 'Redis reachable, routing table loaded, a backend ready',
   });
 }
 

@@ -192,6 +192,31 @@ export function startChildSpan(name: string, parent: Span, start: SpanStart = {}
   return activeTracer().startSpan(name, { kind: SpanKind.INTERNAL, ...start }, ctx);
 }
 
+/** OpenTelemetry's attributes of one gRPC call: `rpc.system`, `rpc.service` and `rpc.method`. */
+export function grpcCallAttributes(
+  service: string,
+  method: string,
+): Record<'rpc.system' | 'rpc.service' | 'rpc.method', string> {
+  return { 'rpc.system': 'grpc', 'rpc.service': service, 'rpc.method': method };
+}
+
+/**
+ * The client span of one gRPC call (`<service>/<method>`), child of `parent`, with the call's
+ * RPC attributes beside `start`'s own; its `traceparentOf` is what the server should receive.
+ */
+export function startGrpcClientSpan(
+  service: string,
+  method: string,
+  parent: Span,
+  start: Omit<SpanStart, 'kind'> = {},
+): Span {
+  return startChildSpan(`${service}/${method}`, parent, {
+    ...start,
+    kind: SpanKind.CLIENT,
+    attributes: { ...grpcCallAttributes(service, method), ...start.attributes },
+  });
+}
+
 /** A child of `parent` that already happened: from `startTime` to `endTime`. */
 export function recordChildSpan(
   name: string,

@@ -1,7 +1,7 @@
 import {
   endSpan,
   SpanKind,
-  startChildSpan,
+  startGrpcClientSpan,
   startRemoteChildSpan,
   tracingEnabled,
   type Span,
@@ -70,12 +70,8 @@ export function recordParked(span: Span, reason: string, coldStart: boolean): vo
  * chunk only (the worker merges nothing across chunks), so plain parent/child is exact here.
  */
 export function startBackendCallSpan(chunk: Span, version: PinnedModel, rows: number): Span {
-  return startChildSpan('inference.GRPCInferenceService/ModelInfer', chunk, {
-    kind: SpanKind.CLIENT,
+  return startGrpcClientSpan('inference.GRPCInferenceService', 'ModelInfer', chunk, {
     attributes: {
-      'rpc.system': 'grpc',
-      'rpc.service': 'inference.GRPCInferenceService',
-      'rpc.method': 'ModelInfer',
       'mesh.model': version.model,
       'mesh.version': version.version,
       'mesh.batch.rows': rows,

@@ -12,6 +12,7 @@ import type {
   RepositoryModelUnloadRequest,
 } from '@mesh/kserve';
 import { modelConfigToProtoJson } from '@mesh/model-repository';
+import { grpcCallAttributes } from '@mesh/telemetry';
 import type { Logger } from 'pino';
 import { ERROR_STATUS } from '../core/error-status-map';
 import {
@@ -220,11 +221,7 @@ export class InferenceServicer {
       `inference.GRPCInferenceService/${method}`,
       traceparentOf(req, metadata),
       call,
-      {
-        'rpc.system': 'grpc',
-        'rpc.service': 'inference.GRPCInferenceService',
-        'rpc.method': method,
-      },
+      grpcCallAttributes('inference.GRPCInferenceService', method),
     );
     if (!span) {
       return this.access.around(call, () => this.host.infer({ ...fromInferMessage(req), signal }));

@@ -1,4 +1,4 @@
-import { SpanKind, startRemoteChildSpan, type Span } from '@mesh/telemetry';
+import { grpcCallAttributes, SpanKind, startRemoteChildSpan, type Span } from '@mesh/telemetry';
 import type { SubmittedJob } from './job-commands';
 
 /**
@@ -18,7 +18,7 @@ export function startSubmitSpan(
       kind: SpanKind.SERVER,
       attributes:
         transport === 'grpc'
-          ? { 'rpc.system': 'grpc', 'rpc.service': 'mesh.v1.Jobs', 'rpc.method': 'SubmitJob' }
+          ? grpcCallAttributes('mesh.v1.Jobs', 'SubmitJob')
           : { 'http.request.method': 'POST', 'http.route': '/v1/jobs' },
       ...(startTime !== undefined ? { startTime } : {}),
     },

@@ -1,9 +1,10 @@
 import {
   endSpan,
+  grpcCallAttributes,
   linkTo,
   recordChildSpan,
   SpanKind,
-  startChildSpan,
+  startGrpcClientSpan,
   startRemoteChildSpan,
   type Span,
 } from '@mesh/telemetry';
@@ -27,11 +28,7 @@ export function startRequestSpan(
     kind: SpanKind.SERVER,
     attributes:
       transport === 'grpc'
-        ? {
-            'rpc.system': 'grpc',
-            'rpc.service': 'mesh.v1.Predictor',
-            'rpc.method': name.split('/')[1],
-          }
+        ? grpcCallAttributes('mesh.v1.Predictor', name.split('/')[1] ?? '')
         : { 'http.request.method': 'POST', 'http.route': name.split(' ')[1] },
     ...(startTime !== undefined ? { startTime } : {}),
   });
@@ -83,12 +80,8 @@ export function startBackendCallSpan(
   rows: number,
 ): Span {
   const [parent] = requests;
-  return startChildSpan('inference.GRPCInferenceService/ModelInfer', parent!, {
-    kind: SpanKind.CLIENT,
+  return startGrpcClientSpan('inference.GRPCInferenceService', 'ModelInfer', parent!, {
     attributes: {
-      'rpc.system': 'grpc',
-      'rpc.service': 'inference.GRPCInferenceService',
-      'rpc.method': 'ModelInfer',
       'mesh.model': version.model,
       'mesh.version': version.version,
       'mesh.batch.requests': requests.length,

@@ -1,7 +1,7 @@
 import { BackendError, type KServeClient } from '@mesh/kserve';
 import { memoryParameterKey, parseMemoryMb } from '@mesh/model-repository';
 import { budgetFromExtensions } from '@mesh/placement';
-import { endSpan, SpanKind, startChildSpan, traceparentOf, type Span } from '@mesh/telemetry';
+import { endSpan, startGrpcClientSpan, traceparentOf, type Span } from '@mesh/telemetry';
 import type { BackendFleet, BackendReadiness } from '../rollout-ports';
 import type { RepositoryModelCatalog } from './repository-model-catalog';
 
@@ -153,17 +153,18 @@ async function loadTraced(
   parent: Span,
   versions: readonly number[],
 ): Promise<void> {
-  const span = startChildSpan('inference.GRPCInferenceService/RepositoryModelLoad', parent, {
-    kind: SpanKind.CLIENT,
-    attributes: {
-      'rpc.system': 'grpc',
-      'rpc.service': 'inference.GRPCInferenceService',
-      'rpc.method': 'RepositoryModelLoad',
-      'server.address': c.address,
-      'mesh.model': request.model_name,
-      'mesh.versions': versions.join(','),
+  const span = startGrpcClientSpan(
+    'inference.GRPCInferenceService',
+    'RepositoryModelLoad',
+    parent,
+    {
+      attributes: {
+        'server.address': c.address,
+        'mesh.model': request.model_name,
+        'mesh.versions': versions.join(','),
+      },
     },
-  });
+  );
   try {
     await c.repositoryModelLoad(request, {
       ...options,

@@ -1,5 +1,7 @@
 import { ELEMENT_BYTES } from '@mesh/kserve';
+import { ORT_TYPE_OF } from '@mesh/model-repository';
 import type { HostTensor } from '../core/inference.types';
+import type { WireTensor } from '../execution/ort-worker-protocol';
 
 /** One input of a batch: the padded, concatenated bytes and its batched shape. */
 export interface AssembledInput {
@@ -7,6 +9,16 @@ export interface AssembledInput {
   datatype: HostTensor['datatype'];
   shape: number[];
   buffer: ArrayBuffer;
+}
+
+/** Assembled inputs as a session's feeds: ORT's type names; the buffers move to the worker. */
+export function feedsOf(inputs: readonly AssembledInput[]): WireTensor[] {
+  return inputs.map((i) => ({
+    name: i.name,
+    type: ORT_TYPE_OF[i.datatype],
+    dims: i.shape,
+    buffer: i.buffer,
+  }));
 }
 
 /** Per axis (after the batch axis), each request's own length where the batch padded it. */

@@ -2,7 +2,7 @@ import { performance } from 'node:perf_hooks';
 import { ELEMENT_BYTES, type FixedDatatype } from '@mesh/kserve';
 import { ORT_TYPE_OF } from '@mesh/model-repository';
 import { recordChildSpan, type Span } from '@mesh/telemetry';
-import { assembleBatch, splitOutput } from '../batching/batch-assembler';
+import { assembleBatch, feedsOf, splitOutput } from '../batching/batch-assembler';
 import type { QueuedItem } from '../batching/batching.types';
 import { DynamicBatcher } from '../batching/dynamic-batcher';
 import type { RunHints, RunResult } from '../execution/session-pool-client';
@@ -144,19 +144,8 @@ export class ModelVersionRuntime {
    */
   async warmUp(inputs: HostTensor[]): Promise<void> {
     const outputs = this.spec.outputs.map((o) => o.name);
-    const once = (hints: RunHints) => {
-      const { inputs: feeds } = assembleBatch([inputs]);
-      return this.executor.run(
-        feeds.map((i) => ({
-          name: i.name,
-          type: ORT_TYPE_OF[i.datatype],
-          dims: i.shape,
-          buffer: i.buffer,
-        })),
-        outputs,
-        hints,
-      );
-    };
+    const once = (hints: RunHints) =>
+      this.executor.run(feedsOf(assembleBatch([inputs]).inputs), outputs, hints);
     await Promise.all(Array.from({ length: this.executor.size }, () => once({})));
     if (this.executor.hasLoneSession) await once({ alone: true });
   }
@@ -205,12 +194,7 @@ export class ModelVersionRuntime {
     let result: RunResult;
     try {
       result = await this.executor.run(
-        inputs.map((i) => ({
-          name: i.name,
-          type: ORT_TYPE_OF[i.datatype],
-          dims: i.shape,
-          buffer: i.buffer,
-        })),
+        feedsOf(inputs),
         outputNames,
         // Nothing waits behind this batch: it may take every core (the lone-batch session).
         { alone: this.batcher.queued === 0 },

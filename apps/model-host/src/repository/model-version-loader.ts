@@ -1,6 +1,6 @@
 import { ELEMENT_BYTES, configTypeToDatatype } from '@mesh/kserve';
-import { checkModelSignature, ORT_TYPE_OF, type ModelConfig } from '@mesh/model-repository';
-import { assembleBatch } from '../batching/batch-assembler';
+import { checkModelSignature, type ModelConfig } from '@mesh/model-repository';
+import { assembleBatch, feedsOf } from '../batching/batch-assembler';
 import { HostError } from '../core/model-host.errors';
 import type { HostTensor } from '../core/inference.types';
 import type { ModelVersionSpec, TensorSpec } from '../core/model-spec';
@@ -179,12 +179,7 @@ async function measureBatch1Ms(
     let best = Infinity;
     for (let i = 0; i < PROBE_WARMUP_RUNS + PROBE_TIMED_RUNS; i++) {
       // Buffers move to the worker, so each run gets its own.
-      const feeds = assembleBatch([warmupInputs(spec)]).inputs.map((t) => ({
-        name: t.name,
-        type: ORT_TYPE_OF[t.datatype],
-        dims: t.shape,
-        buffer: t.buffer,
-      }));
+      const feeds = feedsOf(assembleBatch([warmupInputs(spec)]).inputs);
       const r = await probe.run(feeds, outputs).catch((err: unknown) => {
         throw new ModelLoadError(`warm-up failed: ${(err as Error).message}`);
       });

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import {
+  commaList,
   ConfigError,
   commonEnv,
   fraction,
@@ -137,9 +138,7 @@ export function loadModelHostConfig(
     issues = [...issues, ...err.issues];
   }
   if (!config || issues.length > 0) throw new ConfigError('model-host', issues);
-  const loadModels = config.LOAD_MODELS.split(',')
-    .map((s) => s.trim())
-    .filter((s) => s.length > 0);
+  const loadModels = commaList(config.LOAD_MODELS);
   if (config.MODEL_CONTROL_MODE === 'none' && loadModels.length > 0) {
     throw new ConfigError('model-host', [
       { variable: '--load-model', reason: 'only allowed with --model-control-mode=explicit' },

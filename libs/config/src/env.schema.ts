@@ -18,15 +18,18 @@ const redisUrlFormat = z
 /** A standalone Redis's URL, with the default; apps read it through `redisEnv`. */
 export const redisUrl = redisUrlFormat.default(DEFAULT_REDIS_URL);
 
+/** A comma-separated variable's entries (`a, b,c` → a, b, c), trimmed, without empty ones. */
+export function commaList(value: string): string[] {
+  return value
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s.length > 0);
+}
+
 /** `host:port,host:port`: Redis Cluster seed nodes or Sentinels (IPv6 as `[::1]:26379`). */
 export const hostPorts = z
   .string()
-  .transform((v) =>
-    v
-      .split(',')
-      .map((s) => s.trim())
-      .filter((s) => s.length > 0),
-  )
+  .transform(commaList)
   .refine((list) => list.length > 0, 'must list at least one host:port')
   .refine(
     (list) => list.every((e) => parseHostPort(e) !== undefined),
@@ -49,12 +52,7 @@ export const keyPrefix = z
 export const endpoints = z
   .string()
   .default('127.0.0.1:8001')
-  .transform((v) =>
-    v
-      .split(',')
-      .map((s) => s.trim())
-      .filter((s) => s.length > 0),
-  )
+  .transform(commaList)
   .refine((list) => list.length > 0, 'must list at least one host:port')
   .refine(
     (list) =>

@@ -34,6 +34,7 @@ export {
 export { ReplicaAckError, waitForReplicas, type ReplicaAck } from './redis-replica-ack';
 export { checkRedisServer, RedisSettingsError, type RedisServerReport } from './redis.check';
 export {
+  commaList,
   commonEnv,
   endpoints,
   fraction,

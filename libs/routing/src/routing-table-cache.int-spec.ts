@@ -1,38 +1,30 @@
 import { createHash } from 'node:crypto';
-import { closeRedis, createRedis, type RedisClient } from '@mesh/config';
 import { pollUntil } from '../../../test/support/poll';
 import { RoutingTableCache } from './routing-table-cache';
 import { RoutingTableRepository } from './routing-table.repository';
 import { RouteNotFoundError } from './routing.errors';
 import type { Route, RoutingTable, RoutingTableData, Tenant } from './routing.types';
-import { uniquePrefix } from '../../../test/support/redis-prefix';
+import { suiteRedis } from '../../../test/support/suite-redis';
 
 /** The stored form of a fixture key (sha256 hex, as the tenancy lib hashes keys). */
 function sha256Hex(key: string): string {
   return createHash('sha256').update(key, 'utf8').digest('hex');
 }
 
-const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
-const FILE_PREFIX = uniquePrefix(__filename);
-const clients: RedisClient[] = [];
+const suite = suiteRedis(__filename, 'test-routing-table.cache');
+const FILE_PREFIX = suite.prefix;
 const caches: RoutingTableCache[] = [];
 let counter = 0;
-
-function connect(): RedisClient {
-  const client = createRedis('commands', { url: REDIS_URL, name: 'test-routing-table.cache' });
-  clients.push(client);
-  return client;
-}
 
 function setup(refreshIntervalMs = 60_000) {
   counter += 1;
   const keyPrefix = `${FILE_PREFIX}:${counter}`;
-  const redis = connect();
+  const redis = suite.connect();
   const repository = new RoutingTableRepository(redis, { keyPrefix });
   const newCache = () => {
     const cache = new RoutingTableCache(
-      new RoutingTableRepository(connect(), { keyPrefix }),
-      connect(),
+      new RoutingTableRepository(suite.connect(), { keyPrefix }),
+      suite.connect(),
       {
         refreshIntervalMs,
       },
@@ -72,10 +64,7 @@ function reachesEpoch(cache: RoutingTableCache, epoch: number): Promise<number> 
 
 afterAll(async () => {
   await Promise.all(caches.map((c) => c.close()));
-  const redis = connect();
-  const keys = await redis.keys(`${FILE_PREFIX}:*`);
-  if (keys.length > 0) await redis.del(...keys);
-  await Promise.all(clients.map((c) => closeRedis(c)));
+  await suite.close();
 });
 
 describe('RoutingTableCache (real Redis)', () => {
@@ -152,7 +141,7 @@ describe('RoutingTableCache (real Redis)', () => {
     const warnings: object[] = [];
     const { redis, repository } = setup();
     await repository.seedIfAbsent(seed, 'router');
-    const cache = new RoutingTableCache(repository, connect(), {
+    const cache = new RoutingTableCache(repository, suite.connect(), {
       refreshIntervalMs: 60_000,
       logger: { warn: (obj) => warnings.push(obj) },
     });

@@ -1,6 +1,5 @@
 import { createHash } from 'node:crypto';
 import { join } from 'node:path';
-import { closeRedis, createRedis, type RedisClient } from '@mesh/config';
 import { seedFromMeshConfig } from './routing-seed';
 import { RoutingTableRepository } from './routing-table.repository';
 import {
@@ -9,23 +8,16 @@ import {
   RoutingValidationError,
 } from './routing.errors';
 import type { Route, RoutingTableData, Tenant } from './routing.types';
-import { uniquePrefix } from '../../../test/support/redis-prefix';
+import { suiteRedis } from '../../../test/support/suite-redis';
 
 /** The stored form of a fixture key (sha256 hex, as the tenancy lib hashes keys). */
 function sha256Hex(key: string): string {
   return createHash('sha256').update(key, 'utf8').digest('hex');
 }
 
-const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
-const FILE_PREFIX = uniquePrefix(__filename);
-const clients: RedisClient[] = [];
+const suite = suiteRedis(__filename, 'test-routing-table.repository');
+const FILE_PREFIX = suite.prefix;
 let counter = 0;
-
-function connect(): RedisClient {
-  const client = createRedis('commands', { url: REDIS_URL, name: 'test-routing-table.repository' });
-  clients.push(client);
-  return client;
-}
 
 /** A fresh prefix per test so tests cannot see each other's tables. */
 function freshPrefix(): string {
@@ -48,19 +40,14 @@ const intentDefault: Route = {
 };
 const seed: RoutingTableData = { tenants: [acme], routes: [intentDefault] };
 
-afterAll(async () => {
-  const redis = connect();
-  const keys = await redis.keys(`${FILE_PREFIX}:*`);
-  if (keys.length > 0) await redis.del(...keys);
-  await Promise.all(clients.map((c) => closeRedis(c)));
-});
+afterAll(() => suite.close());
 
 describe('RoutingTableRepository (real Redis)', () => {
   it('seeds exactly once when five routers start at the same time', async () => {
     const prefix = freshPrefix();
     const seeders = Array.from(
       { length: 5 },
-      () => new RoutingTableRepository(connect(), { keyPrefix: prefix }),
+      () => new RoutingTableRepository(suite.connect(), { keyPrefix: prefix }),
     );
     const results = await Promise.all(seeders.map((r, i) => r.seedIfAbsent(seed, `router-${i}`)));
     expect(results.filter((r) => r.seeded)).toHaveLength(1);
@@ -74,9 +61,9 @@ describe('RoutingTableRepository (real Redis)', () => {
 
   it('stores everything under the prefix with the {routes} hash tag', async () => {
     const prefix = freshPrefix();
-    const repo = new RoutingTableRepository(connect(), { keyPrefix: prefix });
+    const repo = new RoutingTableRepository(suite.connect(), { keyPrefix: prefix });
     await repo.seedIfAbsent(seed, 'test');
-    expect((await connect().keys(`${prefix}:*`)).sort()).toEqual([
+    expect((await suite.connect().keys(`${prefix}:*`)).sort()).toEqual([
       `${prefix}:{routes}:audit`,
       `${prefix}:{routes}:epoch`,
       `${prefix}:{routes}:table`,
@@ -85,21 +72,20 @@ describe('RoutingTableRepository (real Redis)', () => {
 
   it('leaves an edited table alone on the next seed, so edits survive restarts', async () => {
     const prefix = freshPrefix();
-    const repo = new RoutingTableRepository(connect(), { keyPrefix: prefix });
+    const repo = new RoutingTableRepository(suite.connect(), { keyPrefix: prefix });
     await repo.seedIfAbsent(seed, 'router-a');
     const edited = { ...intentDefault, versions: [{ version: 2, weight: 1 }] };
     await repo.upsertRoute(edited, { who: 'admin' });
-    const again = await new RoutingTableRepository(connect(), { keyPrefix: prefix }).seedIfAbsent(
-      seed,
-      'router-b',
-    );
+    const again = await new RoutingTableRepository(suite.connect(), {
+      keyPrefix: prefix,
+    }).seedIfAbsent(seed, 'router-b');
     expect(again).toEqual({ seeded: false, epoch: 2 });
     expect((await repo.load())?.routes).toEqual([edited]);
   });
 
   it('reseed replaces the table, bumps the epoch and audits before and after', async () => {
     const prefix = freshPrefix();
-    const repo = new RoutingTableRepository(connect(), { keyPrefix: prefix });
+    const repo = new RoutingTableRepository(suite.connect(), { keyPrefix: prefix });
     await repo.seedIfAbsent(seed, 'router');
     const next: RoutingTableData = {
       tenants: [acme],
@@ -120,7 +106,7 @@ describe('RoutingTableRepository (real Redis)', () => {
   });
 
   it('reseed repairs a corrupted stored table', async () => {
-    const redis = connect();
+    const redis = suite.connect();
     const repo = new RoutingTableRepository(redis, { keyPrefix: freshPrefix() });
     await repo.seedIfAbsent(seed, 'router');
     await redis.set(repo.keys.table, '{"tenants": 1}');
@@ -135,7 +121,7 @@ describe('RoutingTableRepository (real Redis)', () => {
 
   it('audits every edit with who, when, before, after and a strictly increasing epoch', async () => {
     const prefix = freshPrefix();
-    const repo = new RoutingTableRepository(connect(), { keyPrefix: prefix });
+    const repo = new RoutingTableRepository(suite.connect(), { keyPrefix: prefix });
     await repo.seedIfAbsent(seed, 'router');
     const acmeRoute: Route = {
       ...intentDefault,
@@ -166,8 +152,8 @@ describe('RoutingTableRepository (real Redis)', () => {
 
   it('publishes each new epoch on the change channel', async () => {
     const prefix = freshPrefix();
-    const repo = new RoutingTableRepository(connect(), { keyPrefix: prefix });
-    const subscriber = connect();
+    const repo = new RoutingTableRepository(suite.connect(), { keyPrefix: prefix });
+    const subscriber = suite.connect();
     const received: string[] = [];
     subscriber.on('message', (channel: string, message: string) => {
       if (channel === repo.keys.channel) received.push(message);
@@ -184,7 +170,7 @@ describe('RoutingTableRepository (real Redis)', () => {
 
   it('refuses an edit made against a stale epoch and changes nothing', async () => {
     const prefix = freshPrefix();
-    const repo = new RoutingTableRepository(connect(), { keyPrefix: prefix });
+    const repo = new RoutingTableRepository(suite.connect(), { keyPrefix: prefix });
     await repo.seedIfAbsent(seed, 'router');
     await repo.upsertRoute({ ...intentDefault, model: 'm2' }, { who: 'a', expectedEpoch: 1 });
     await expect(
@@ -198,24 +184,27 @@ describe('RoutingTableRepository (real Redis)', () => {
 
   it('lands concurrent edits from separate connections without losing any', async () => {
     const prefix = freshPrefix();
-    await new RoutingTableRepository(connect(), { keyPrefix: prefix }).seedIfAbsent(seed, 'router');
+    await new RoutingTableRepository(suite.connect(), { keyPrefix: prefix }).seedIfAbsent(
+      seed,
+      'router',
+    );
     const tasks = ['a', 'b', 'c', 'd'];
     await Promise.all(
       tasks.map((task) =>
-        new RoutingTableRepository(connect(), { keyPrefix: prefix, maxRetries: 20 }).upsertRoute(
-          { ...intentDefault, task },
-          { who: `editor-${task}` },
-        ),
+        new RoutingTableRepository(suite.connect(), {
+          keyPrefix: prefix,
+          maxRetries: 20,
+        }).upsertRoute({ ...intentDefault, task }, { who: `editor-${task}` }),
       ),
     );
-    const table = await new RoutingTableRepository(connect(), { keyPrefix: prefix }).load();
+    const table = await new RoutingTableRepository(suite.connect(), { keyPrefix: prefix }).load();
     expect(table?.epoch).toBe(5);
     expect(table?.routes.map((r) => r.task).sort()).toEqual(['a', 'b', 'c', 'd', 'intent']);
   });
 
   it('rejects invalid edits with field paths and leaves the epoch alone', async () => {
     const prefix = freshPrefix();
-    const repo = new RoutingTableRepository(connect(), { keyPrefix: prefix });
+    const repo = new RoutingTableRepository(suite.connect(), { keyPrefix: prefix });
     await repo.seedIfAbsent(seed, 'router');
     await expect(
       repo.upsertRoute({ ...intentDefault, versions: [{ version: 1, weight: -1 }] }, { who: 'a' }),
@@ -235,7 +224,7 @@ describe('RoutingTableRepository (real Redis)', () => {
   });
 
   it('refuses edits before the table is seeded', async () => {
-    const repo = new RoutingTableRepository(connect(), { keyPrefix: freshPrefix() });
+    const repo = new RoutingTableRepository(suite.connect(), { keyPrefix: freshPrefix() });
     expect(await repo.load()).toBeNull();
     await expect(repo.upsertRoute(intentDefault, { who: 'a' })).rejects.toBeInstanceOf(
       RoutingTableMissingError,
@@ -243,7 +232,7 @@ describe('RoutingTableRepository (real Redis)', () => {
   });
 
   it('caps the audit list at the configured size, keeping the newest entries', async () => {
-    const repo = new RoutingTableRepository(connect(), {
+    const repo = new RoutingTableRepository(suite.connect(), {
       keyPrefix: freshPrefix(),
       auditMaxEntries: 3,
     });
@@ -255,7 +244,7 @@ describe('RoutingTableRepository (real Redis)', () => {
 
   it('keeps epochs increasing even if the table key is lost, so caches never ignore the new table', async () => {
     const prefix = freshPrefix();
-    const redis = connect();
+    const redis = suite.connect();
     const repo = new RoutingTableRepository(redis, { keyPrefix: prefix });
     await repo.seedIfAbsent(seed, 'router');
     await redis.del(repo.keys.table);
@@ -267,7 +256,7 @@ describe('seedFromMeshConfig (real Redis)', () => {
   const file = join(__dirname, '../../../deploy/config/mesh.yaml');
 
   it('seeds the committed mesh.yaml once and replaces an edited table only when forced', async () => {
-    const repo = new RoutingTableRepository(connect(), { keyPrefix: freshPrefix() });
+    const repo = new RoutingTableRepository(suite.connect(), { keyPrefix: freshPrefix() });
     expect(await seedFromMeshConfig(repo, file, { who: 'router' })).toEqual({
       seeded: true,
       epoch: 1,
@@ -287,7 +276,7 @@ describe('seedFromMeshConfig (real Redis)', () => {
   });
 
   it('fails on a broken file even when a table already exists', async () => {
-    const repo = new RoutingTableRepository(connect(), { keyPrefix: freshPrefix() });
+    const repo = new RoutingTableRepository(suite.connect(), { keyPrefix: freshPrefix() });
     await seedFromMeshConfig(repo, file, { who: 'router' });
     await expect(
       seedFromMeshConfig(repo, join(__dirname, 'no-such.yaml'), { who: 'router' }),

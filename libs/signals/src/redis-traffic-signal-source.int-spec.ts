@@ -1,29 +1,19 @@
-import { closeRedis, createRedis, type RedisClient } from '@mesh/config';
 import { RedisTrafficSignalSource } from './redis-traffic-signal-source';
 import { TrafficSignalRecorder } from './traffic-signal-recorder';
-import { uniquePrefix } from '../../../test/support/redis-prefix';
+import { suiteRedis } from '../../../test/support/suite-redis';
 
-const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
-const PREFIX = uniquePrefix(__filename);
+const suite = suiteRedis(__filename, 'test-signal-versions');
+const PREFIX = suite.prefix;
 const BUCKET = 5000;
 // A bucket boundary far from "now", so buckets are chosen by their own timestamps only.
 const T0 = 1_800_000_000_000;
-let redis: RedisClient;
 
-beforeAll(() => {
-  redis = createRedis('commands', { url: REDIS_URL, name: 'test-signal-versions' });
-});
-
-afterAll(async () => {
-  const keys = await redis.keys(`${PREFIX}:*`);
-  if (keys.length > 0) await redis.del(...keys);
-  await closeRedis(redis);
-});
+afterAll(() => suite.close());
 
 describe('RedisTrafficSignalSource.requestsByVersion (real Redis)', () => {
   it('sums requests per version over tasks and buckets, with the latest bucket used', async () => {
     let now = T0;
-    const recorder = new TrafficSignalRecorder(redis, {
+    const recorder = new TrafficSignalRecorder(suite.redis, {
       keyPrefix: PREFIX,
       bucketMs: BUCKET,
       now: () => now,
@@ -51,7 +41,10 @@ describe('RedisTrafficSignalSource.requestsByVersion (real Redis)', () => {
     recorder.record(sample('question-type', 'qt', 2));
     await recorder.close();
 
-    const source = new RedisTrafficSignalSource(redis, { keyPrefix: PREFIX, bucketMs: BUCKET });
+    const source = new RedisTrafficSignalSource(suite.redis, {
+      keyPrefix: PREFIX,
+      bucketMs: BUCKET,
+    });
     expect(await source.requestsByVersion({ fromMs: T0, toMs: T0 + 3 * BUCKET })).toEqual([
       { model: 'qt', version: 1, requests: 3, lastBucketAt: T0 + 2 * BUCKET },
       { model: 'qt', version: 2, requests: 1, lastBucketAt: T0 },
@@ -66,7 +59,7 @@ describe('TrafficSignalRecorder last use (real Redis)', () => {
   it("writes each version's latest request time at the flush, not the bucket's start", async () => {
     let now = T0 + 1234;
     const key = `${PREFIX}:{placement}:last-use`;
-    const recorder = new TrafficSignalRecorder(redis, {
+    const recorder = new TrafficSignalRecorder(suite.redis, {
       keyPrefix: PREFIX,
       bucketMs: BUCKET,
       now: () => now,
@@ -84,14 +77,14 @@ describe('TrafficSignalRecorder last use (real Redis)', () => {
     recorder.record(sample(1));
     recorder.record(sample(2));
     await recorder.flush();
-    expect(await redis.hgetall(key)).toEqual({
+    expect(await suite.redis.hgetall(key)).toEqual({
       'lu@1': String(T0 + 1934),
       'lu@2': String(T0 + 1934),
     });
     now += 5_000;
     recorder.record(sample(2));
     await recorder.close();
-    expect(await redis.hget(key, 'lu@2')).toBe(String(T0 + 6934));
-    expect(await redis.hget(key, 'lu@1')).toBe(String(T0 + 1934));
+    expect(await suite.redis.hget(key, 'lu@2')).toBe(String(T0 + 6934));
+    expect(await suite.redis.hget(key, 'lu@1')).toBe(String(T0 + 1934));
   });
 });

@@ -1,17 +1,15 @@
-import { closeRedis, createRedis, type RedisClient } from '@mesh/config';
 import { pollUntil } from '../../../test/support/poll';
 import { RouterHeartbeatRepository } from './router-heartbeat.repository';
 import type { RouterHeartbeat } from './router-heartbeat.types';
-import { uniquePrefix } from '../../../test/support/redis-prefix';
+import { suiteRedis } from '../../../test/support/suite-redis';
 
-const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
-const FILE_PREFIX = uniquePrefix(__filename);
-let redis: RedisClient;
+const suite = suiteRedis(__filename, 'test-router-heartbeat.repository');
+const FILE_PREFIX = suite.prefix;
 let counter = 0;
 
 function repo(): RouterHeartbeatRepository {
   counter += 1;
-  return new RouterHeartbeatRepository(redis, { keyPrefix: `${FILE_PREFIX}:${counter}` });
+  return new RouterHeartbeatRepository(suite.redis, { keyPrefix: `${FILE_PREFIX}:${counter}` });
 }
 
 function hb(
@@ -30,15 +28,7 @@ function hb(
   };
 }
 
-beforeAll(() => {
-  redis = createRedis('commands', { url: REDIS_URL, name: 'test-router-heartbeat.repository' });
-});
-
-afterAll(async () => {
-  const keys = await redis.keys(`${FILE_PREFIX}:*`);
-  if (keys.length > 0) await redis.del(...keys);
-  await closeRedis(redis);
-});
+afterAll(() => suite.close());
 
 describe('RouterHeartbeatRepository (real Redis)', () => {
   it('reads back every live heartbeat, sorted by router id, under one hash tag', async () => {
@@ -51,7 +41,7 @@ describe('RouterHeartbeatRepository (real Redis)', () => {
       ['router-b', 4],
     ]);
     expect(live[1]!.inFlight).toEqual([{ model: 'm', version: 1, count: 2 }]);
-    const keys = await redis.keys(`${FILE_PREFIX}:${counter}:*`);
+    const keys = await suite.redis.keys(`${FILE_PREFIX}:${counter}:*`);
     expect(keys.every((k) => k.includes(':{routers}:'))).toBe(true);
   });
 
@@ -64,7 +54,7 @@ describe('RouterHeartbeatRepository (real Redis)', () => {
     });
     expect((await r.readLive()).map((h) => h.routerId)).toEqual(['stays']);
     // The dead router also left the index.
-    expect(await redis.zrange(`${FILE_PREFIX}:${counter}:{routers}:index`, 0, -1)).toEqual([
+    expect(await suite.redis.zrange(`${FILE_PREFIX}:${counter}:{routers}:index`, 0, -1)).toEqual([
       'stays',
     ]);
   });
@@ -119,8 +109,8 @@ describe('RouterHeartbeatRepository (real Redis)', () => {
   it('skips an unreadable entry instead of failing the read', async () => {
     const r = repo();
     await r.publish(hb('good', 1), 60);
-    await redis.set(`${FILE_PREFIX}:${counter}:{routers}:hb:bad`, '{not json', 'EX', 60);
-    await redis.zadd(`${FILE_PREFIX}:${counter}:{routers}:index`, Date.now() + 60_000, 'bad');
+    await suite.redis.set(`${FILE_PREFIX}:${counter}:{routers}:hb:bad`, '{not json', 'EX', 60);
+    await suite.redis.zadd(`${FILE_PREFIX}:${counter}:{routers}:index`, Date.now() + 60_000, 'bad');
     expect((await r.readLive()).map((h) => h.routerId)).toEqual(['good']);
   });
 });

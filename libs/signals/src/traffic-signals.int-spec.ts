@@ -1,14 +1,12 @@
-import { closeRedis, createRedis, type RedisClient } from '@mesh/config';
 import { RedisTrafficSignalSource } from './redis-traffic-signal-source';
 import { TrafficSignalRecorder } from './traffic-signal-recorder';
-import { uniquePrefix } from '../../../test/support/redis-prefix';
+import { suiteRedis } from '../../../test/support/suite-redis';
 
-const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
-const FILE_PREFIX = uniquePrefix(__filename);
+const suite = suiteRedis(__filename, 'test-traffic-signals');
+const FILE_PREFIX = suite.prefix;
 const BUCKET = 5000;
 // A bucket boundary far from "now", so buckets are chosen by their own timestamps only.
 const T0 = 1_800_000_000_000;
-let redis: RedisClient;
 let counter = 0;
 
 function setup() {
@@ -17,8 +15,8 @@ function setup() {
   let now = T0;
   const clock = { set: (ms: number) => (now = ms) };
   const recorder = (): TrafficSignalRecorder =>
-    new TrafficSignalRecorder(redis, { keyPrefix, bucketMs: BUCKET, now: () => now });
-  const source = new RedisTrafficSignalSource(redis, { keyPrefix, bucketMs: BUCKET });
+    new TrafficSignalRecorder(suite.redis, { keyPrefix, bucketMs: BUCKET, now: () => now });
+  const source = new RedisTrafficSignalSource(suite.redis, { keyPrefix, bucketMs: BUCKET });
   return { keyPrefix, clock, recorder, source };
 }
 
@@ -30,15 +28,7 @@ const sample = (version: number, outcome = 'ok', latencyMs = 4) => ({
   latencyMs,
 });
 
-beforeAll(() => {
-  redis = createRedis('commands', { url: REDIS_URL, name: 'test-traffic-signals' });
-});
-
-afterAll(async () => {
-  const keys = await redis.keys(`${FILE_PREFIX}:*`);
-  if (keys.length > 0) await redis.del(...keys);
-  await closeRedis(redis);
-});
+afterAll(() => suite.close());
 
 describe('TrafficSignalRecorder + RedisTrafficSignalSource (real Redis)', () => {
   it('adds two routers’ shadow comparisons per version; requests are not counted twice', async () => {
@@ -161,9 +151,9 @@ describe('TrafficSignalRecorder + RedisTrafficSignalSource (real Redis)', () => 
     const r = recorder();
     r.record(sample(1));
     await r.close();
-    const keys = await redis.keys(`${keyPrefix}:*`);
+    const keys = await suite.redis.keys(`${keyPrefix}:*`);
     expect(keys).toEqual([`${keyPrefix}:{signals}:${T0}`]);
-    expect(await redis.pexpiretime(keys[0]!)).toBe(T0 + BUCKET + 3600_000);
+    expect(await suite.redis.pexpiretime(keys[0]!)).toBe(T0 + BUCKET + 3600_000);
   });
 
   it('lists the versions that served requests in a window, shadow-only ones left out', async () => {

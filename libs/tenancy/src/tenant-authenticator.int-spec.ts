@@ -1,4 +1,3 @@
-import { closeRedis, createRedis, type RedisClient } from '@mesh/config';
 import {
   RoutingTableCache,
   RoutingTableRepository,
@@ -8,18 +7,11 @@ import {
 import { pollUntil } from '../../../test/support/poll';
 import { sha256Hex } from './api-key';
 import { TenantAuthenticator } from './tenant-authenticator';
-import { uniquePrefix } from '../../../test/support/redis-prefix';
+import { suiteRedis } from '../../../test/support/suite-redis';
 
-const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
-const keyPrefix = uniquePrefix(__filename);
-const clients: RedisClient[] = [];
+const suite = suiteRedis(__filename, 'test-tenant-authenticator');
+const keyPrefix = suite.prefix;
 let cache: RoutingTableCache | undefined;
-
-function connect(): RedisClient {
-  const client = createRedis('commands', { url: REDIS_URL, name: 'test-tenant-authenticator' });
-  clients.push(client);
-  return client;
-}
 
 const acme: Tenant = {
   name: 'acme',
@@ -37,20 +29,21 @@ const seed: RoutingTableData = {
 
 afterAll(async () => {
   await cache?.close();
-  const redis = connect();
-  const keys = await redis.keys(`${keyPrefix}:*`);
-  if (keys.length > 0) await redis.del(...keys);
-  await Promise.all(clients.map((c) => closeRedis(c)));
+  await suite.close();
 });
 
 describe('TenantAuthenticator over a live routing table cache (real Redis)', () => {
   it('sees a new tenant key as soon as the cache has it', async () => {
-    const repository = new RoutingTableRepository(connect(), { keyPrefix });
+    const repository = new RoutingTableRepository(suite.connect(), { keyPrefix });
     await repository.seedIfAbsent(seed, 'router');
     // A 60 s refresh timer: reaching epoch 2 within the poll's deadline means pub/sub delivered it.
-    cache = new RoutingTableCache(new RoutingTableRepository(connect(), { keyPrefix }), connect(), {
-      refreshIntervalMs: 60_000,
-    });
+    cache = new RoutingTableCache(
+      new RoutingTableRepository(suite.connect(), { keyPrefix }),
+      suite.connect(),
+      {
+        refreshIntervalMs: 60_000,
+      },
+    );
     await cache.start();
     const auth = new TenantAuthenticator(cache);
     await repository.upsertTenant({ ...acme, keySha256: [sha256Hex('rotated')] }, { who: 'admin' });

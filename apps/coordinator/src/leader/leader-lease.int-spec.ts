@@ -1,29 +1,19 @@
-import { closeRedis, createRedis, type RedisClient } from '@mesh/config';
 import { FencedWriteError, RoutingTableRepository, routingKeys } from '@mesh/routing';
 import { LeaderLease } from './leader-lease';
-import { uniquePrefix } from '../../../../test/support/redis-prefix';
+import { suiteRedis } from '../../../../test/support/suite-redis';
 import { pollUntil } from '../../../../test/support/poll';
 
-const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
-const PREFIX = uniquePrefix(__filename);
-let redis: RedisClient;
+const suite = suiteRedis(__filename, 'test-leader-lease');
+const PREFIX = suite.prefix;
 let n = 0;
 
-beforeAll(() => {
-  redis = createRedis('commands', { url: REDIS_URL, name: 'test-leader-lease' });
-});
-
-afterAll(async () => {
-  const keys = await redis.keys(`${PREFIX}:*`);
-  if (keys.length > 0) await redis.del(...keys);
-  await closeRedis(redis);
-});
+afterAll(() => suite.close());
 
 function fresh() {
   n += 1;
   const prefix = `${PREFIX}:${n}`;
   const keys = routingKeys(prefix);
-  return { prefix, keys, table: new RoutingTableRepository(redis, { keyPrefix: prefix }) };
+  return { prefix, keys, table: new RoutingTableRepository(suite.redis, { keyPrefix: prefix }) };
 }
 
 const route = {
@@ -43,8 +33,8 @@ describe('LeaderLease (real Redis)', () => {
 
   it('one holder at a time; renewing keeps the token; a new holder gets a larger token', async () => {
     const { keys } = fresh();
-    const a = new LeaderLease(redis, keys, 'coordinator-a', 300);
-    const b = new LeaderLease(redis, keys, 'coordinator-b', 300);
+    const a = new LeaderLease(suite.redis, keys, 'coordinator-a', 300);
+    const b = new LeaderLease(suite.redis, keys, 'coordinator-b', 300);
     const first = await a.tryAcquire();
     expect(first?.token).toBeGreaterThan(0);
     await expect(b.tryAcquire()).resolves.toBeUndefined();
@@ -57,8 +47,8 @@ describe('LeaderLease (real Redis)', () => {
 
   it('release hands the lease over at once, but only the holder can release it', async () => {
     const { keys } = fresh();
-    const a = new LeaderLease(redis, keys, 'a', 60_000);
-    const b = new LeaderLease(redis, keys, 'b', 60_000);
+    const a = new LeaderLease(suite.redis, keys, 'a', 60_000);
+    const b = new LeaderLease(suite.redis, keys, 'b', 60_000);
     await a.tryAcquire();
     await b.release();
     await expect(b.tryAcquire()).resolves.toBeUndefined();
@@ -69,8 +59,8 @@ describe('LeaderLease (real Redis)', () => {
   it("the routing table's compare-and-swap refuses a stale leader's write atomically", async () => {
     const { keys, table } = fresh();
     await table.seedIfAbsent({ tenants: [], routes: [route] }, 'test');
-    const a = new LeaderLease(redis, keys, 'a', 200);
-    const b = new LeaderLease(redis, keys, 'b', 60_000);
+    const a = new LeaderLease(suite.redis, keys, 'a', 200);
+    const b = new LeaderLease(suite.redis, keys, 'b', 60_000);
     const staleFence = await a.tryAcquire();
     if (!staleFence) throw new Error('a did not get the lease');
     const ok = await table.upsertRoute(

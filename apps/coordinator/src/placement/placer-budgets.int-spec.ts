@@ -1,4 +1,4 @@
-import { closeRedis, createRedis, type RedisClient } from '@mesh/config';
+import { closeRedis, createRedis } from '@mesh/config';
 import { PlacementKeys } from '@mesh/placement';
 import pino from 'pino';
 import { pollUntil } from '../../../../test/support/poll';
@@ -6,28 +6,20 @@ import { placerRig } from '../testing/fake-placement';
 import { MODEL, rolloutRecord } from '../testing/rollout-fixtures';
 import { PlacementAwareFleet } from './placement-aware-fleet';
 import { PlacementTrigger } from './placement-trigger';
-import { uniquePrefix } from '../../../../test/support/redis-prefix';
+import { suiteRedis } from '../../../../test/support/suite-redis';
 
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
-const FILE_PREFIX = uniquePrefix(__filename);
+const suite = suiteRedis(__filename, 'test-placer-budgets');
+const FILE_PREFIX = suite.prefix;
 const A = 'host-a:8001';
 const B = 'host-b:8001';
-let redis: RedisClient;
 let n = 0;
 
-beforeAll(() => {
-  redis = createRedis('commands', { url: REDIS_URL, name: 'test-placer-budgets' });
-});
-
-afterAll(async () => {
-  const keys = await redis.keys(`${FILE_PREFIX}:*`);
-  if (keys.length > 0) await redis.del(...keys);
-  await closeRedis(redis);
-});
+afterAll(() => suite.close());
 
 /** Two backends of 300 MB each (three 100 MB versions); `prefix` shared to model a new leader. */
 function rig(prefix = `${FILE_PREFIX}:${++n}`) {
-  return { prefix, ...placerRig(redis, prefix, { budgetMb: () => 300 }) };
+  return { prefix, ...placerRig(suite.redis, prefix, { budgetMb: () => 300 }) };
 }
 
 function route(model: string, version = 1) {
@@ -126,7 +118,7 @@ describe('Placer with budgets (real Redis, fake backends)', () => {
   });
 
   it('takes a budget a backend advertises, and keeps it while the backend is down', async () => {
-    const { placer, backends } = placerRig(redis, `${FILE_PREFIX}:${++n}`);
+    const { placer, backends } = placerRig(suite.redis, `${FILE_PREFIX}:${++n}`);
     backends.host(A).advertisedMb = 250;
     await placer.reconcile();
     backends.host(A).alive = false;

@@ -1,26 +1,16 @@
-import { closeRedis, createRedis, type RedisClient } from '@mesh/config';
 import { placerRig } from '../testing/fake-placement';
-import { uniquePrefix } from '../../../../test/support/redis-prefix';
+import { suiteRedis } from '../../../../test/support/suite-redis';
 
-const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
-const FILE_PREFIX = uniquePrefix(__filename);
-let redis: RedisClient;
+const suite = suiteRedis(__filename, 'test-placer');
+const FILE_PREFIX = suite.prefix;
 let n = 0;
 
-beforeAll(() => {
-  redis = createRedis('commands', { url: REDIS_URL, name: 'test-placer' });
-});
-
-afterAll(async () => {
-  const keys = await redis.keys(`${FILE_PREFIX}:*`);
-  if (keys.length > 0) await redis.del(...keys);
-  await closeRedis(redis);
-});
+afterAll(() => suite.close());
 
 /** Without budgets the placer does what the reconciler did: desired versions everywhere. */
 function rig() {
   n += 1;
-  return placerRig(redis, `${FILE_PREFIX}:${n}`);
+  return placerRig(suite.redis, `${FILE_PREFIX}:${n}`);
 }
 
 describe('Placer without budgets (the reconciler it replaced)', () => {

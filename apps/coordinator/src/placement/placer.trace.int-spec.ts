@@ -1,5 +1,4 @@
 import { SpanStatusCode } from '@opentelemetry/api';
-import { closeRedis, createRedis, type RedisClient } from '@mesh/config';
 import { tracingEnabled } from '@mesh/telemetry';
 import { placerRig } from '../testing/fake-placement';
 import {
@@ -7,27 +6,18 @@ import {
   InMemoryTracing,
   type ReadableSpan,
 } from '../../../../libs/telemetry/src/testing/in-memory-tracing';
-import { uniquePrefix } from '../../../../test/support/redis-prefix';
+import { suiteRedis } from '../../../../test/support/suite-redis';
 
-const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
-const FILE_PREFIX = uniquePrefix(__filename);
+const suite = suiteRedis(__filename, 'test-placer-trace');
+const FILE_PREFIX = suite.prefix;
 const A = 'host-a:8001';
 const B = 'host-b:8001';
-let redis: RedisClient;
 let n = 0;
 
-beforeAll(() => {
-  redis = createRedis('commands', { url: REDIS_URL, name: 'test-placer-trace' });
-});
-
-afterAll(async () => {
-  const keys = await redis.keys(`${FILE_PREFIX}:*`);
-  if (keys.length > 0) await redis.del(...keys);
-  await closeRedis(redis);
-});
+afterAll(() => suite.close());
 
 function rig(options: { budgetMb?: (address: string) => number | null } = {}) {
-  return placerRig(redis, `${FILE_PREFIX}:${++n}`, options);
+  return placerRig(suite.redis, `${FILE_PREFIX}:${++n}`, options);
 }
 
 const passes = (spans: ReadableSpan[], name = 'placement.pass') =>

@@ -1,4 +1,3 @@
-import { closeRedis, createRedis, type RedisClient } from '@mesh/config';
 import pino from 'pino';
 import { RoutingTableRepository, routingKeys } from '@mesh/routing';
 import { RoutingRouteStore } from './adapters/routing-route-store';
@@ -14,32 +13,23 @@ import {
 import { RolloutRepository } from './rollout.repository';
 import { RolloutRunner } from './rollout-runner';
 import type { RolloutRecord } from './rollout.types';
-import { uniquePrefix } from '../../../../test/support/redis-prefix';
+import { suiteRedis } from '../../../../test/support/suite-redis';
 import { pollUntil } from '../../../../test/support/poll';
 
-const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
-const PREFIX = uniquePrefix(__filename);
+const suite = suiteRedis(__filename, 'test-rollout.runner');
+const PREFIX = suite.prefix;
 const silent = pino({ level: 'silent' });
-let redis: RedisClient;
 
-beforeAll(() => {
-  redis = createRedis('commands', { url: REDIS_URL, name: 'test-rollout.runner' });
-});
-
-afterAll(async () => {
-  const keys = await redis.keys(`${PREFIX}:*`);
-  if (keys.length > 0) await redis.del(...keys);
-  await closeRedis(redis);
-});
+afterAll(() => suite.close());
 
 const route = questionTypeRoute();
 
 /** One coordinator replica over shared Redis; backends, routers and signals are in memory. */
 function replica(holder: string, clock: FakeClock, mesh: FakeMesh, leaseMs: number) {
-  const table = new RoutingTableRepository(redis, { keyPrefix: PREFIX });
-  const lease = new LeaderLease(redis, routingKeys(PREFIX), holder, leaseMs);
+  const table = new RoutingTableRepository(suite.redis, { keyPrefix: PREFIX });
+  const lease = new LeaderLease(suite.redis, routingKeys(PREFIX), holder, leaseMs);
   const routes = new RoutingRouteStore(table, () => lease.fence);
-  const repository = new RolloutRepository(redis, PREFIX);
+  const repository = new RolloutRepository(suite.redis, PREFIX);
   const machine = machineWith(mesh, clock, { routes });
   const reconciler = { reconcile: async () => 0 };
   const runner = new RolloutRunner(lease, repository, machine, reconciler, silent, {

@@ -1,7 +1,6 @@
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { closeRedis, createRedis, type RedisClient } from '@mesh/config';
 import { ERROR_TABLE } from '@mesh/errors';
 import { COMMANDS_ACCEPTED, OPERATOR_COMMANDS, ROLLOUT_STATES } from '@mesh/rollout-contract';
 import { RoutingTableRepository } from '@mesh/routing';
@@ -21,12 +20,11 @@ import {
 } from './rollout.errors';
 import { RolloutRepository } from './rollout.repository';
 import { RolloutService } from './rollout.service';
-import { uniquePrefix } from '../../../../test/support/redis-prefix';
+import { suiteRedis } from '../../../../test/support/suite-redis';
 
-const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
-const PREFIX = uniquePrefix(__filename);
+const suite = suiteRedis(__filename, 'test-rollout.service');
+const PREFIX = suite.prefix;
 const REPO = join(__dirname, '..', '..', '..', '..', 'model_repository');
-let redis: RedisClient;
 let repoDir: string;
 let n = 0;
 
@@ -41,7 +39,6 @@ const plan = {
 };
 
 beforeAll(() => {
-  redis = createRedis('commands', { url: REDIS_URL, name: 'test-rollout.service' });
   // A copy of the demo repository (without model files) with one broken manifest.
   repoDir = mkdtempSync(join(tmpdir(), 'rollout-catalog-'));
   cpSync(REPO, repoDir, { recursive: true, filter: (src) => !src.endsWith('.onnx') });
@@ -52,16 +49,14 @@ beforeAll(() => {
 });
 
 afterAll(async () => {
-  const keys = await redis.keys(`${PREFIX}:*`);
-  if (keys.length > 0) await redis.del(...keys);
-  await closeRedis(redis);
+  await suite.close();
   rmSync(repoDir, { recursive: true, force: true });
 });
 
 async function service() {
   n += 1;
   const prefix = `${PREFIX}:${n}`;
-  const table = new RoutingTableRepository(redis, { keyPrefix: prefix });
+  const table = new RoutingTableRepository(suite.redis, { keyPrefix: prefix });
   await table.seedIfAbsent(
     {
       tenants: [],
@@ -85,7 +80,7 @@ async function service() {
   );
   const routes = new RoutingRouteStore(table, () => undefined);
   const validator = new RolloutPlanValidator(new RepositoryModelCatalog(repoDir), routes);
-  const repository = new RolloutRepository(redis, prefix);
+  const repository = new RolloutRepository(suite.redis, prefix);
   return {
     svc: new RolloutService(
       repository,

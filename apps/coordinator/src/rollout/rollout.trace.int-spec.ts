@@ -1,4 +1,3 @@
-import { closeRedis, createRedis, type RedisClient } from '@mesh/config';
 import { RoutingTableRepository, routingKeys } from '@mesh/routing';
 import { tracingEnabled } from '@mesh/telemetry';
 import pino from 'pino';
@@ -20,23 +19,14 @@ import {
 } from '../testing/rollout-fixtures';
 import { RolloutRepository } from './rollout.repository';
 import { RolloutRunner } from './rollout-runner';
-import { uniquePrefix } from '../../../../test/support/redis-prefix';
+import { suiteRedis } from '../../../../test/support/suite-redis';
 
-const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
-const FILE_PREFIX = uniquePrefix(__filename);
+const suite = suiteRedis(__filename, 'test-rollout.trace');
+const FILE_PREFIX = suite.prefix;
 const silent = pino({ level: 'silent' });
-let redis: RedisClient;
 let n = 0;
 
-beforeAll(() => {
-  redis = createRedis('commands', { url: REDIS_URL, name: 'test-rollout.trace' });
-});
-
-afterAll(async () => {
-  const keys = await redis.keys(`${FILE_PREFIX}:*`);
-  if (keys.length > 0) await redis.del(...keys);
-  await closeRedis(redis);
-});
+afterAll(() => suite.close());
 
 /**
  * The leader over real Redis (routing table, lease, rollout records, each test under its own
@@ -49,10 +39,10 @@ async function runToEnd(id: string) {
   mesh.routerEpoch = Number.MAX_SAFE_INTEGER; // routers always caught up
   mesh.signals.set(1, signals({ requests: 900, p99Ms: 10 }));
   mesh.signals.set(2, signals({ requests: 100, p99Ms: 10 }));
-  const table = new RoutingTableRepository(redis, { keyPrefix: prefix });
-  const lease = new LeaderLease(redis, routingKeys(prefix), 'coordinator-a', 60_000);
+  const table = new RoutingTableRepository(suite.redis, { keyPrefix: prefix });
+  const lease = new LeaderLease(suite.redis, routingKeys(prefix), 'coordinator-a', 60_000);
   const routes = new RoutingRouteStore(table, () => lease.fence);
-  const repository = new RolloutRepository(redis, prefix);
+  const repository = new RolloutRepository(suite.redis, prefix);
   const runner = new RolloutRunner(
     lease,
     repository,

@@ -1,17 +1,4 @@
-import type { OperatorCommandKind, RolloutState } from './rollout.types';
-
-/** Where a paused rollout can continue: every state that can be paused (see `paused` below). */
-const RESUMABLE = [
-  'pending',
-  'loading',
-  'waiting_for_window',
-  'warming',
-  'shadow',
-  'canary',
-  'baking',
-  'promoted',
-  'draining',
-] as const satisfies readonly RolloutState[];
+import { FORWARD_STATES, type OperatorCommandKind, type RolloutState } from './rollout.types';
 
 /**
  * The rollout state machine: the states each state may move to. The coordinator's machine
@@ -30,7 +17,8 @@ export const TRANSITIONS = {
   promoted: ['draining', 'promoted', 'paused', 'aborted'],
   draining: ['draining', 'completed', 'paused', 'promoted', 'aborted'],
   completed: [],
-  paused: [...RESUMABLE, 'aborted'],
+  // A paused rollout resumes where it was: any state of its way forward.
+  paused: [...FORWARD_STATES, 'aborted'],
   rolling_back: ['rolled_back', 'aborted'],
   rolled_back: [],
   aborted: [],

@@ -1,5 +1,8 @@
-/** Every state a rollout can be in (plain values, persisted as they are). */
-export const ROLLOUT_STATES = [
+/**
+ * A rollout's way forward, in order: every state that can be paused, so the states a paused
+ * rollout can resume to.
+ */
+export const FORWARD_STATES = [
   'pending',
   'loading',
   'waiting_for_window',
@@ -9,6 +12,11 @@ export const ROLLOUT_STATES = [
   'baking',
   'promoted',
   'draining',
+] as const;
+
+/** Every state a rollout can be in (plain values, persisted as they are). */
+export const ROLLOUT_STATES = [
+  ...FORWARD_STATES,
   'completed',
   'paused',
   'rolling_back',

@@ -1,18 +1,20 @@
-import { closeRedis, createRedis, isCluster, type RedisClient } from '@mesh/config';
+import { isCluster, type RedisClient } from '@mesh/config';
 import { pollUntil } from '../../../test/support/poll';
 import { RedisClusterHarness, redisCli } from '../../../test/support/redis-servers';
-import { JobChangeFeed } from './job-change-feed';
+import type { JobChangeFeed } from './job-change-feed';
 import { JobKeys } from './job.keys';
-import { JobRepository } from './job.repository';
-import type { JobRecord } from './job.types';
+import type { JobRepository } from './job.repository';
+import { oneItemJob as record, writeOneResult } from './testing/job-fixtures';
+import { nodeProbes } from './testing/job-change-probe';
+import { closeJobStore, openFeedRig } from './testing/job-store';
 import { uniquePrefix } from '../../../test/support/redis-prefix';
 
 const PREFIX = uniquePrefix(__filename, undefined, { ownServer: true });
-/** Longer than any test: a wait that ends did so on a notice, not the fallback. */
-const NEVER = 3_600_000;
 /** Job ids whose `{job:<id>}` slots fall on each of the 3 primaries (checked in the spec). */
 const JOBS = ['a', 'b', 'c', 'd', 'e', 'f'];
 const keys = new JobKeys(PREFIX);
+/** Subscribers of a job's channel on one node, by port. */
+const on = nodeProbes(PREFIX, redisCli, pollUntil);
 let cluster: RedisClusterHarness;
 let redis: RedisClient;
 let subscriber: RedisClient;
@@ -21,41 +23,19 @@ let feed: JobChangeFeed;
 
 beforeAll(async () => {
   cluster = await RedisClusterHarness.start({ primaries: 3, replicas: 1 });
-  redis = createRedis('commands', { endpoint: cluster.endpoint, name: 'int-feed-cluster' });
-  subscriber = createRedis('subscriber', {
-    endpoint: cluster.endpoint,
-    name: 'int-feed-cluster-changes',
-  });
-  for (const client of [redis, subscriber]) client.on('error', () => undefined);
-  repo = new JobRepository(redis, { keyPrefix: PREFIX, retentionSeconds: 3600 });
-  feed = new JobChangeFeed(subscriber, PREFIX, NEVER, 0);
+  ({ redis, subscriber, repo, feed } = openFeedRig(
+    PREFIX,
+    { endpoint: cluster.endpoint },
+    'int-feed-cluster',
+    { quiet: true },
+  ));
   for (const id of JOBS) await repo.commit(record(id));
 });
 
 afterAll(async () => {
-  feed?.close();
-  await Promise.all([subscriber, redis].filter(Boolean).map((c) => closeRedis(c)));
+  await closeJobStore({ feed, subscriber, redis });
   await cluster?.stop();
 });
-
-function record(id: string): JobRecord {
-  return {
-    id,
-    tenant: 'acme',
-    task: 'sentiment',
-    model: 'sentiment-en',
-    version: 1,
-    pipeline: 'bert-wordpiece@1',
-    state: 'queued',
-    total: 1,
-    chunkSize: 1,
-    chunks: 1,
-    processed: 0,
-    succeeded: 0,
-    failedItems: 0,
-    createdAt: Date.now(),
-  };
-}
 
 /** The ports of the running nodes that are primaries now. */
 async function primaries(): Promise<number[]> {
@@ -76,19 +56,6 @@ async function ownerOf(jobId: string): Promise<number> {
   throw new Error(`no primary holds ${jobId}'s keys`);
 }
 
-/** Subscribers of the job's channel on one node (PUBSUB SHARDNUMSUB answers for its node). */
-async function subscribersOn(port: number, jobId: string): Promise<number> {
-  const reply = await redisCli(port, 'PUBSUB', 'SHARDNUMSUB', keys.changes(jobId));
-  return Number(reply.split('\n')[1]);
-}
-
-function untilSubscribers(port: number, jobId: string, n: number): Promise<true> {
-  return pollUntil(async () => ((await subscribersOn(port, jobId)) === n ? true : undefined), {
-    timeoutMs: 20_000,
-    what: `${n} subscriber(s) of ${jobId}'s channel on ${port}`,
-  });
-}
-
 /** Moves the job's slot (and its keys) from one primary to another, as a reshard does. */
 async function moveSlot(jobId: string, from: number, to: number): Promise<void> {
   const slot = await redisCli(from, 'CLUSTER', 'KEYSLOT', keys.meta(jobId));
@@ -106,14 +73,6 @@ async function moveSlot(jobId: string, from: number, to: number): Promise<void> 
   await cluster.waitUntilOk();
 }
 
-const writeOne = (jobId: string): Promise<boolean> =>
-  repo.writeResults(
-    jobId,
-    0,
-    [{ text: 'a' }],
-    [{ kind: 'classification', label: 'pos', score: 1, scores: [] }],
-  );
-
 describe('JobChangeFeed on a Redis Cluster (3 primaries, 1 replica each)', () => {
   it("wakes each job's waits from the shard that holds it, and unsubscribes there", async () => {
     const owners = await Promise.all(JOBS.map((id) => ownerOf(id)));
@@ -122,12 +81,12 @@ describe('JobChangeFeed on a Redis Cluster (3 primaries, 1 replica each)', () =>
     const waits = JOBS.map((id) => feed.arm(id, never));
     await Promise.all(waits.map((w) => w.armed));
     for (const [i, id] of JOBS.entries()) {
-      expect(await subscribersOn(owners[i] as number, id)).toBe(1);
+      expect(await on(owners[i] as number).subscribers(id)).toBe(1);
     }
-    for (const id of JOBS) await writeOne(id);
+    for (const id of JOBS) await writeOneResult(repo, id);
     await Promise.all(waits.map((w) => w.changed));
     for (const w of waits) w.dispose();
-    for (const [i, id] of JOBS.entries()) await untilSubscribers(owners[i] as number, id, 0);
+    for (const [i, id] of JOBS.entries()) await on(owners[i] as number).untilSubscribers(id, 0);
   });
 
   it('after a reshard moves its slot, a wait is woken from the new owner once the subscriber refreshes its slot map', async () => {
@@ -139,13 +98,13 @@ describe('JobChangeFeed on a Redis Cluster (3 primaries, 1 replica each)', () =>
     await moveSlot(jobId, from, to);
     // The old owner drops the moved slot's channels; ioredis subscribes them on the new owner
     // when it next refreshes its slot map (slotsRefreshInterval does this on a timer).
-    await untilSubscribers(from, jobId, 0);
+    await on(from).untilSubscribers(jobId, 0);
     if (isCluster(subscriber)) subscriber.refreshSlotsCache();
-    await untilSubscribers(to, jobId, 1);
-    await writeOne(jobId);
+    await on(to).untilSubscribers(jobId, 1);
+    await writeOneResult(repo, jobId);
     await wait.changed;
     wait.dispose();
-    await untilSubscribers(to, jobId, 0);
+    await on(to).untilSubscribers(jobId, 0);
   });
 
   it('after a primary fails over, notices reach waits again from the promoted replica', async () => {
@@ -174,10 +133,10 @@ describe('JobChangeFeed on a Redis Cluster (3 primaries, 1 replica each)', () =>
       },
       { timeoutMs: 30_000, what: `a replica promoted for ${jobId}'s slot` },
     );
-    await untilSubscribers(after, jobId, 1);
+    await on(after).untilSubscribers(jobId, 1);
     await repo.markRunning(jobId, Date.now());
     await wait.changed;
     wait.dispose();
-    await untilSubscribers(after, jobId, 0);
+    await on(after).untilSubscribers(jobId, 0);
   });
 });

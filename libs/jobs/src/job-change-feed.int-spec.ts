@@ -1,79 +1,44 @@
 import { randomUUID } from 'node:crypto';
-import { closeRedis, createRedis, type RedisClient } from '@mesh/config';
+import type { RedisClient } from '@mesh/config';
 import { pollUntil } from '../../../test/support/poll';
-import { JobChangeFeed } from './job-change-feed';
-import { JobKeys } from './job.keys';
-import { JobRepository } from './job.repository';
-import type { JobRecord } from './job.types';
-import { uniquePrefix } from '../../../test/support/redis-prefix';
+import { JobChangeFeed, type ArmedWait } from './job-change-feed';
+import type { JobRepository } from './job.repository';
+import { oneItemJob as record, writeOneResult } from './testing/job-fixtures';
+import { ChangeChannelProbe } from './testing/job-change-probe';
+import { NEVER_MS, closeJobStore, openFeedRig } from './testing/job-store';
+import { SHARED_REDIS_URL, dropPrefix, uniquePrefix } from '../../../test/support/redis-prefix';
 
-const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const RUN = randomUUID().slice(0, 8);
 const PREFIX = uniquePrefix(__filename);
-const SUBSCRIBER_NAME = `int-jobs-feed-changes-${RUN}`;
-/** Longer than any test: a wait that ends did so on a notice (or an abort), not the fallback. */
-const NEVER = 3_600_000;
-const keys = new JobKeys(PREFIX);
+const NAME = `int-jobs-feed-${RUN}`;
 let redis: RedisClient;
 let subscriber: RedisClient;
 let repo: JobRepository;
 /** Unsubscribes as soon as a job's last wait goes (no linger), to observe it. */
 let feed: JobChangeFeed;
+/** Subscribers of a job's change channel, as the shared Redis counts them. */
+const channel = new ChangeChannelProbe(
+  PREFIX,
+  (command, ...args) => redis.call(command, ...args),
+  pollUntil,
+);
 
 beforeAll(() => {
-  redis = createRedis('commands', { url: REDIS_URL, name: 'int-jobs-feed' });
-  subscriber = createRedis('subscriber', { url: REDIS_URL, name: SUBSCRIBER_NAME });
-  repo = new JobRepository(redis, { keyPrefix: PREFIX, retentionSeconds: 3600 });
-  feed = new JobChangeFeed(subscriber, PREFIX, NEVER, 0);
+  ({ redis, subscriber, repo, feed } = openFeedRig(PREFIX, { url: SHARED_REDIS_URL }, NAME));
 });
 
 afterAll(async () => {
-  feed.close();
-  await closeRedis(subscriber);
-  const stored = await redis.keys(`${PREFIX}:*`);
-  if (stored.length > 0) await redis.del(...stored);
-  await closeRedis(redis);
+  await closeJobStore({ feed, subscriber, redis });
+  await dropPrefix(PREFIX);
 });
 
-const record = (id: string): JobRecord => ({
-  id,
-  tenant: 'acme',
-  task: 'sentiment',
-  model: 'sentiment-en',
-  version: 1,
-  pipeline: 'bert-wordpiece@1',
-  state: 'queued',
-  total: 1,
-  chunkSize: 1,
-  chunks: 1,
-  processed: 0,
-  succeeded: 0,
-  failedItems: 0,
-  createdAt: Date.now(),
-});
-
-/** Subscribers of a job's change channel, as Redis counts them (PUBSUB SHARDNUMSUB). */
-async function subscribers(jobId: string): Promise<number> {
-  const reply = (await redis.call('PUBSUB', 'SHARDNUMSUB', keys.changes(jobId))) as [
-    string,
-    number,
-  ];
-  return Number(reply[1]);
+/** Creates the job and starts it: the state change's notice wakes `wait`, which then goes. */
+async function wakeByStart(wait: ArmedWait, jobId: string): Promise<void> {
+  await repo.commit(record(jobId));
+  await repo.markRunning(jobId, Date.now());
+  await wait.changed;
+  wait.dispose();
 }
-
-function untilSubscribers(jobId: string, n: number): Promise<true> {
-  return pollUntil(async () => ((await subscribers(jobId)) === n ? true : undefined), {
-    what: `${n} subscriber(s) of ${jobId}'s channel`,
-  });
-}
-
-const writeOne = (jobId: string): Promise<boolean> =>
-  repo.writeResults(
-    jobId,
-    0,
-    [{ text: 'a' }],
-    [{ kind: 'classification', label: 'pos', score: 1, scores: [] }],
-  );
 
 describe('JobChangeFeed (real Redis sharded pub/sub)', () => {
   it("wakes a wait on the job's chunk write and state change, not on another job's", async () => {
@@ -85,7 +50,7 @@ describe('JobChangeFeed (real Redis sharded pub/sub)', () => {
     void other.changed.then(() => (otherWoke = true));
     const wait = feed.arm('f1', never.signal);
     await Promise.all([wait.armed, other.armed]);
-    await writeOne('f1');
+    await writeOneResult(repo, 'f1');
     await wait.changed;
     wait.dispose();
     const next = feed.arm('f1', never.signal);
@@ -103,38 +68,32 @@ describe('JobChangeFeed (real Redis sharded pub/sub)', () => {
     const a = feed.arm('s1', never.signal);
     const b = feed.arm('s1', never.signal);
     await Promise.all([a.armed, b.armed]);
-    expect(await subscribers('s1')).toBe(1);
+    expect(await channel.subscribers('s1')).toBe(1);
     a.dispose();
     await feed.ready();
-    expect(await subscribers('s1')).toBe(1);
+    expect(await channel.subscribers('s1')).toBe(1);
     b.dispose();
-    await untilSubscribers('s1', 0);
+    await channel.untilSubscribers('s1', 0);
     // Armed again: subscribed again, and notices wake it.
     const c = feed.arm('s1', never.signal);
     await c.armed;
-    expect(await subscribers('s1')).toBe(1);
-    await repo.commit(record('s1'));
-    await repo.markRunning('s1', Date.now());
-    await c.changed;
-    c.dispose();
-    await untilSubscribers('s1', 0);
+    expect(await channel.subscribers('s1')).toBe(1);
+    await wakeByStart(c, 's1');
+    await channel.untilSubscribers('s1', 0);
   });
 
   it('keeps a channel subscribed for the linger after its last wait, for the next arm', async () => {
-    const lingering = new JobChangeFeed(subscriber, PREFIX, NEVER, 300);
+    const lingering = new JobChangeFeed(subscriber, PREFIX, NEVER_MS, 300);
     const never = new AbortController();
     const first = lingering.arm('l1', never.signal);
     await first.armed;
     first.dispose();
     const again = lingering.arm('l1', never.signal);
     await again.armed;
-    expect(await subscribers('l1')).toBe(1);
-    await repo.commit(record('l1'));
-    await repo.markRunning('l1', Date.now());
-    await again.changed;
-    again.dispose();
-    expect(await subscribers('l1')).toBe(1);
-    await untilSubscribers('l1', 0);
+    expect(await channel.subscribers('l1')).toBe(1);
+    await wakeByStart(again, 'l1');
+    expect(await channel.subscribers('l1')).toBe(1);
+    await channel.untilSubscribers('l1', 0);
     lingering.close();
   });
 
@@ -156,7 +115,7 @@ describe('JobChangeFeed (real Redis sharded pub/sub)', () => {
     await bare.changed;
     bare.dispose();
     polling.close();
-    await untilSubscribers('quiet', 0);
+    await channel.untilSubscribers('quiet', 0);
   });
 
   it('subscribes again after its connection is dropped, and notices wake waits again', async () => {
@@ -164,18 +123,15 @@ describe('JobChangeFeed (real Redis sharded pub/sub)', () => {
     const wait = feed.arm('r1', never.signal);
     await wait.armed;
     const clients = (await redis.client('LIST')) as string;
-    const line = clients.split('\n').find((l) => l.includes(` name=${SUBSCRIBER_NAME} `));
+    const line = clients.split('\n').find((l) => l.includes(` name=${NAME}-changes `));
     const id = /^id=(\d+) /.exec(line ?? '')?.[1];
     expect(id).toBeDefined();
     const reconnected = new Promise((resolve) => subscriber.once('ready', resolve));
     await redis.client('KILL', 'ID', id ?? '');
     await reconnected;
-    await untilSubscribers('r1', 1);
-    await repo.commit(record('r1'));
-    await repo.markRunning('r1', Date.now());
-    await wait.changed;
-    wait.dispose();
-    await untilSubscribers('r1', 0);
+    await channel.untilSubscribers('r1', 1);
+    await wakeByStart(wait, 'r1');
+    await channel.untilSubscribers('r1', 0);
   });
 
   it('ends a wait when its stream is aborted', async () => {

@@ -1,43 +1,22 @@
-import { closeRedis, createRedis, type RedisClient } from '@mesh/config';
+import { closeRedis, type RedisClient } from '@mesh/config';
 import { JobPinReader } from './job-pin-reader';
-import { JobRepository } from './job.repository';
-import type { JobRecord } from './job.types';
-import { uniquePrefix } from '../../../test/support/redis-prefix';
+import type { JobRepository } from './job.repository';
+import { pinnedJob as job } from './testing/job-fixtures';
+import { openJobStore } from './testing/job-store';
+import { SHARED_REDIS_URL, dropPrefix, uniquePrefix } from '../../../test/support/redis-prefix';
 
-const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const PREFIX = uniquePrefix(__filename);
 let redis: RedisClient;
 let jobs: JobRepository;
 
 beforeAll(() => {
-  redis = createRedis('commands', { url: REDIS_URL, name: 'test-job-pin-reader' });
-  jobs = new JobRepository(redis, { keyPrefix: PREFIX, retentionSeconds: 3600 });
+  ({ redis, repo: jobs } = openJobStore(PREFIX, { url: SHARED_REDIS_URL }, 'test-job-pin-reader'));
 });
 
 afterAll(async () => {
-  const keys = await redis.keys(`${PREFIX}:*`);
-  if (keys.length > 0) await redis.del(...keys);
   await closeRedis(redis);
+  await dropPrefix(PREFIX);
 });
-
-function job(id: string, model: string, version: number): JobRecord {
-  return {
-    id,
-    tenant: 'acme',
-    task: 'question-type',
-    model,
-    version,
-    pipeline: `bert-wordpiece@${version}`,
-    state: 'running',
-    total: 10,
-    chunkSize: 5,
-    chunks: 2,
-    processed: 0,
-    succeeded: 0,
-    failedItems: 0,
-    createdAt: 1_800_000_000_000,
-  };
-}
 
 describe('JobPinReader.allPinned (real Redis)', () => {
   it('lists each pinned (model, version) of unfinished jobs once, sorted', async () => {

@@ -1,12 +1,12 @@
 import { closeRedis, createRedis, type RedisClient } from '@mesh/config';
 import { JobQuotaLedger } from './job-quota-ledger';
 import { JobRepository } from './job.repository';
-import type { ItemResult, JobRecord } from './job.types';
-import { uniquePrefix } from '../../../test/support/redis-prefix';
+import { classified, jobRecord, oneItemJob } from './testing/job-fixtures';
+import { jobStoreOptions } from './testing/job-store';
+import { SHARED_REDIS_URL, dropPrefix, uniquePrefix } from '../../../test/support/redis-prefix';
 
-const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const PREFIX = uniquePrefix(__filename);
-const options = { keyPrefix: PREFIX, retentionSeconds: 3600 };
+const options = jobStoreOptions(PREFIX);
 /** Several connections, so reservations really race instead of queueing on one socket. */
 let clients: RedisClient[];
 let ledgers: JobQuotaLedger[];
@@ -14,16 +14,15 @@ let repo: JobRepository;
 
 beforeAll(() => {
   clients = Array.from({ length: 6 }, () =>
-    createRedis('commands', { url: REDIS_URL, name: 'test-job-quota.ledger' }),
+    createRedis('commands', { url: SHARED_REDIS_URL, name: 'test-job-quota.ledger' }),
   );
   ledgers = clients.map((c) => new JobQuotaLedger(c, options));
   repo = new JobRepository(clients[0]!, options);
 });
 
 afterAll(async () => {
-  const keys = await clients[0]!.keys(`${PREFIX}:*`);
-  if (keys.length > 0) await clients[0]!.del(...keys);
   await Promise.all(clients.map((c) => closeRedis(c)));
+  await dropPrefix(PREFIX);
 });
 
 const ledger = (i: number) => ledgers[i % ledgers.length]!;
@@ -85,26 +84,10 @@ describe('JobQuotaLedger (real Redis, concurrent reservations)', () => {
 
   it('is released by the job store: once per chunk on its first result write, all of it on finish', async () => {
     const tenant = 't-repo';
-    const record: JobRecord = {
-      id: 'r1',
-      tenant,
-      task: 'intent',
-      model: 'intent-zh',
-      version: 2,
-      pipeline: 'bert-wordpiece@2',
-      state: 'queued',
-      total: 3,
-      chunkSize: 2,
-      chunks: 2,
-      processed: 0,
-      succeeded: 0,
-      failedItems: 0,
-      createdAt: Date.now(),
-    };
     await repo.quota.reserveJob(tenant, 'r1', 5);
     await repo.quota.reserveItems(tenant, 'r1', 3, 10);
-    await repo.commit(record);
-    const ok: ItemResult = { kind: 'classification', label: 'a', score: 1, scores: [] };
+    await repo.commit(jobRecord('r1', { tenant }));
+    const ok = classified();
     const items = [{ text: 'a' }, { text: 'b' }];
     expect(await repo.writeResults('r1', 0, items, [ok, ok])).toBe(true);
     expect(await repo.writeResults('r1', 0, items, [ok, ok])).toBe(false);
@@ -118,22 +101,7 @@ describe('JobQuotaLedger (real Redis, concurrent reservations)', () => {
     const t0 = 1_000_000;
     await repo.quota.reserveJob(tenant, 'dead-upload', 5, t0);
     await repo.quota.reserveJob(tenant, 'live', 5, t0);
-    await repo.commit({
-      id: 'live',
-      tenant,
-      task: 'intent',
-      model: 'intent-zh',
-      version: 2,
-      pipeline: 'bert-wordpiece@2',
-      state: 'running',
-      total: 1,
-      chunkSize: 1,
-      chunks: 1,
-      processed: 0,
-      succeeded: 0,
-      failedItems: 0,
-      createdAt: Date.now(),
-    });
+    await repo.commit(oneItemJob('live', { tenant, state: 'running' }));
     await repo.quota.reserveJob(tenant, 'fresh-upload', 5, t0 + 9_000);
     const swept = await repo.quota.sweep(tenant, 5_000, (id) => repo.isOver(id), t0 + 10_000);
     expect(swept).toEqual(['dead-upload']);

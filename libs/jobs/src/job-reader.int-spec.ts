@@ -1,13 +1,14 @@
-import { closeRedis, createRedis, type RedisClient } from '@mesh/config';
+import { closeRedis, type RedisClient } from '@mesh/config';
 import { JobChangeFeed } from './job-change-feed';
 import type { JobResultLine } from './job-result-line';
 import { JobReader } from './job-reader';
-import { JobRepository } from './job.repository';
-import type { ItemResult, JobRecord } from './job.types';
+import type { JobRepository } from './job.repository';
+import type { JobRecord } from './job.types';
 import { JobNotFoundError } from './jobs.errors';
-import { uniquePrefix } from '../../../test/support/redis-prefix';
+import { classified as ok, jobRecord } from './testing/job-fixtures';
+import { openJobStore } from './testing/job-store';
+import { SHARED_REDIS_URL, dropPrefix, uniquePrefix } from '../../../test/support/redis-prefix';
 
-const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const PREFIX = uniquePrefix(__filename);
 /** Near the real time: listings trim jobs older than the retention by the real clock. */
 const NOW = Date.now();
@@ -21,41 +22,26 @@ let feed: JobChangeFeed;
 let reader: JobReader;
 
 beforeAll(() => {
-  redis = createRedis('commands', { url: REDIS_URL, name: 'int-jobs-reader' });
-  repo = new JobRepository(redis, { keyPrefix: PREFIX, retentionSeconds: 3600 });
+  ({ redis, repo } = openJobStore(PREFIX, { url: SHARED_REDIS_URL }, 'int-jobs-reader'));
   feed = new JobChangeFeed(undefined, PREFIX, 20, 0);
   reader = new JobReader(repo, { changes: feed, now: () => NOW });
 });
 
 afterAll(async () => {
   feed.close();
-  const stored = await redis.keys(`${PREFIX}:*`);
-  if (stored.length > 0) await redis.del(...stored);
   await closeRedis(redis);
+  await dropPrefix(PREFIX);
 });
 
+/** A job running for 5 s, created 10 s before `NOW`. */
 function record(id: string, over: Partial<JobRecord> = {}): JobRecord {
-  return {
-    id,
-    tenant: 'acme',
-    task: 'intent',
-    model: 'intent-zh',
-    version: 2,
-    pipeline: 'bert-wordpiece@2',
+  return jobRecord(id, {
     state: 'running',
-    total: 3,
-    chunkSize: 2,
-    chunks: 2,
-    processed: 0,
-    succeeded: 0,
-    failedItems: 0,
     createdAt: NOW - 10_000,
     startedAt: NOW - 5_000,
     ...over,
-  };
+  });
 }
-
-const ok = (label: string): ItemResult => ({ kind: 'classification', label, score: 1, scores: [] });
 
 async function collect(lines: AsyncIterable<JobResultLine[]>): Promise<JobResultLine[][]> {
   const chunks: JobResultLine[][] = [];

@@ -2,47 +2,26 @@ import { closeRedis, createRedis, type RedisClient } from '@mesh/config';
 import { JobKeys } from './job.keys';
 import { JobRepository } from './job.repository';
 import { JobUploadWriter } from './job-upload-writer';
-import type { ItemResult, JobRecord } from './job.types';
+import type { ItemResult } from './job.types';
 import { EmptyJobError, JobInputError } from './jobs.errors';
-import { uniquePrefix } from '../../../test/support/redis-prefix';
+import { classified, jobRecord as record } from './testing/job-fixtures';
+import { jobStoreOptions, openJobStore } from './testing/job-store';
+import { SHARED_REDIS_URL, dropPrefix, uniquePrefix } from '../../../test/support/redis-prefix';
 
-const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const PREFIX = uniquePrefix(__filename);
 let redis: RedisClient;
 let repo: JobRepository;
 
 beforeAll(() => {
-  redis = createRedis('commands', { url: REDIS_URL, name: 'test-job.repository' });
-  repo = new JobRepository(redis, { keyPrefix: PREFIX, retentionSeconds: 3600 });
+  ({ redis, repo } = openJobStore(PREFIX, { url: SHARED_REDIS_URL }, 'test-job.repository'));
 });
 
 afterAll(async () => {
-  const keys = await redis.keys(`${PREFIX}:*`);
-  if (keys.length > 0) await redis.del(...keys);
   await closeRedis(redis);
+  await dropPrefix(PREFIX);
 });
 
-function record(id: string, over: Partial<JobRecord> = {}): JobRecord {
-  return {
-    id,
-    tenant: 'acme',
-    task: 'intent',
-    model: 'intent-zh',
-    version: 2,
-    pipeline: 'bert-wordpiece@2',
-    state: 'queued',
-    total: 3,
-    chunkSize: 2,
-    chunks: 2,
-    processed: 0,
-    succeeded: 0,
-    failedItems: 0,
-    createdAt: Date.now(),
-    ...over,
-  };
-}
-
-const ok: ItemResult = { kind: 'classification', label: 'a', score: 1, scores: [] };
+const ok = classified();
 const bad: ItemResult = { kind: 'error', error: { code: 'TEXT_TOO_LONG', message: 'long' } };
 
 describe('JobRepository (real Redis)', () => {
@@ -86,11 +65,10 @@ describe('JobRepository (real Redis)', () => {
 
   it('with a replica acknowledgement and no replica connected, acknowledges on the primary alone', async () => {
     // This Redis has no replica (as a promoted primary right after a failover): no wait.
-    const acked = new JobRepository(redis, {
-      keyPrefix: PREFIX,
-      retentionSeconds: 3600,
-      replicaAck: { replicas: 1, timeoutMs: 50 },
-    });
+    const acked = new JobRepository(
+      redis,
+      jobStoreOptions(PREFIX, { replicaAck: { replicas: 1, timeoutMs: 50 } }),
+    );
     await acked.commit(record('w1'));
     const items = [{ text: 'a' }];
     expect(await acked.writeResults('w1', 0, items, [ok])).toBe(true);
@@ -119,7 +97,10 @@ describe('JobRepository (real Redis)', () => {
   it("publishes a sharded notice on the job's channel per chunk write and move, none for a refused move", async () => {
     await repo.commit(record('n1'));
     const channel = new JobKeys(PREFIX).changes('n1');
-    const subscriber = createRedis('subscriber', { url: REDIS_URL, name: 'test-job.notices' });
+    const subscriber = createRedis('subscriber', {
+      url: SHARED_REDIS_URL,
+      name: 'test-job.notices',
+    });
     const notices: string[] = [];
     const marker = new Promise<void>((resolve) =>
       subscriber.on('smessage', (from: string, message: string) => {

@@ -4,19 +4,20 @@
  * with ioredis's "same slots allocation group" error, so each call here passing means its keys
  * share a hash tag (`{job:<id>}`, `{jobs}`, `{bull}`) or it addresses one key at a time.
  */
-import { closeRedis, createRedis, type RedisClient } from '@mesh/config';
+import type { RedisClient } from '@mesh/config';
 import { Queue } from 'bullmq';
 import { RedisClusterHarness } from '../../../test/support/redis-servers';
 import { JobFlowProducer } from './job-flow-producer';
 import { JobPinReader } from './job-pin-reader';
 import { CHUNK_QUEUE, JOB_QUEUE, bullPrefix } from './job-queue-contracts';
-import { JobRepository } from './job.repository';
-import type { ItemResult, JobRecord } from './job.types';
+import type { JobRepository } from './job.repository';
 import { JobUploadWriter } from './job-upload-writer';
+import { classified, jobRecord as record } from './testing/job-fixtures';
+import { closeJobStore, openJobStore } from './testing/job-store';
 import { uniquePrefix } from '../../../test/support/redis-prefix';
 
 const PREFIX = uniquePrefix(__filename, undefined, { ownServer: true });
-const ok: ItemResult = { kind: 'classification', label: 'a', score: 1, scores: [] };
+const ok = classified();
 
 let cluster: RedisClusterHarness;
 let redis: RedisClient;
@@ -24,34 +25,13 @@ let repo: JobRepository;
 
 beforeAll(async () => {
   cluster = await RedisClusterHarness.start();
-  redis = createRedis('commands', { endpoint: cluster.endpoint, name: 'int-jobs-cluster' });
-  repo = new JobRepository(redis, { keyPrefix: PREFIX, retentionSeconds: 3600 });
+  ({ redis, repo } = openJobStore(PREFIX, { endpoint: cluster.endpoint }, 'int-jobs-cluster'));
 });
 
 afterAll(async () => {
-  await closeRedis(redis);
+  await closeJobStore({ redis });
   await cluster?.stop();
 });
-
-function record(id: string, over: Partial<JobRecord> = {}): JobRecord {
-  return {
-    id,
-    tenant: 'acme',
-    task: 'intent',
-    model: 'intent-zh',
-    version: 2,
-    pipeline: 'bert-wordpiece@2',
-    state: 'queued',
-    total: 3,
-    chunkSize: 2,
-    chunks: 2,
-    processed: 0,
-    succeeded: 0,
-    failedItems: 0,
-    createdAt: Date.now(),
-    ...over,
-  };
-}
 
 /** Job ids whose `{job:<id>}` slots are served by different primaries. */
 const IDS = Array.from({ length: 12 }, (_, i) => `job-${i}`);

@@ -1,43 +1,39 @@
-import { closeRedis, createRedis, type RedisClient } from '@mesh/config';
-import { JobPinReader, JobRepository, type JobRecord } from '@mesh/jobs';
+import { closeRedis, type RedisClient } from '@mesh/config';
+import { JobPinReader, type JobRecord, type JobRepository } from '@mesh/jobs';
+import { pinnedJob } from '../../../../libs/jobs/src/testing/job-fixtures';
+import { openJobStore } from '../../../../libs/jobs/src/testing/job-store';
 import { FakeClock } from '../testing/fake-mesh';
 import { MODEL, T0, machineWith, meshWithRoute, rolloutRecord } from '../testing/rollout-fixtures';
 import type { RolloutRecord } from './rollout.types';
-import { uniquePrefix } from '../../../../test/support/redis-prefix';
+import { SHARED_REDIS_URL, dropPrefix, uniquePrefix } from '../../../../test/support/redis-prefix';
 
-const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const PREFIX = uniquePrefix(__filename);
 let redis: RedisClient;
 let jobs: JobRepository;
 
 beforeAll(() => {
-  redis = createRedis('commands', { url: REDIS_URL, name: 'test-rollout.bulk-pins' });
-  jobs = new JobRepository(redis, { keyPrefix: PREFIX, retentionSeconds: 3600 });
+  ({ redis, repo: jobs } = openJobStore(
+    PREFIX,
+    { url: SHARED_REDIS_URL },
+    'test-rollout.bulk-pins',
+  ));
 });
 
 afterAll(async () => {
-  const keys = await redis.keys(`${PREFIX}:*`);
-  if (keys.length > 0) await redis.del(...keys);
   await closeRedis(redis);
+  await dropPrefix(PREFIX);
 });
 
+/** A `tenant`'s job half way through, pinned to `version` of the rolled-out model. */
 function job(id: string, tenant: string, version: number): JobRecord {
-  return {
-    id,
+  return pinnedJob(id, MODEL, version, {
     tenant,
-    task: 'question-type',
-    model: MODEL,
-    version,
-    pipeline: `bert-wordpiece@${version}`,
-    state: 'running',
     total: 10,
     chunkSize: 5,
-    chunks: 2,
     processed: 5,
     succeeded: 5,
-    failedItems: 0,
     createdAt: T0,
-  };
+  });
 }
 
 /** A rollout 1 → 2 that was just promoted; the fake mesh serves both versions. */

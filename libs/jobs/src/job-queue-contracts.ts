@@ -68,41 +68,46 @@ export interface QueuedJobSpec<T> {
   };
 }
 
-export function chunkJobSpec(
-  payload: ChunkPayload,
+/**
+ * A job for `queueName` with its own `opts` (id, priority…) and the retries and record keeping
+ * every queued job gets, chunk or parent.
+ */
+function queuedJob<T>(
+  name: string,
+  queueName: string,
+  data: T,
   retry: RetryPolicy,
-): QueuedJobSpec<ChunkPayload> {
-  const data = chunkPayloadSchema.parse(payload);
+  opts: Pick<QueuedJobSpec<T>['opts'], 'jobId' | 'priority' | 'ignoreDependencyOnFailure'>,
+): QueuedJobSpec<T> {
   return {
-    name: CHUNK_NAME,
-    queueName: CHUNK_QUEUE,
+    name,
+    queueName,
     data,
     opts: {
-      jobId: chunkJobId(data.jobId, data.chunk),
-      priority: chunkPriority(data.chunk),
+      ...opts,
       attempts: retry.attempts,
       backoff: { type: 'exponential', delay: retry.backoffMs },
       // Results live in the job store; BullMQ's own records are only bookkeeping.
       removeOnComplete: true,
       removeOnFail: 1000,
-      // A chunk that fails for good (e.g. stalled too often) must not hold its parent forever.
-      ignoreDependencyOnFailure: true,
     },
   };
 }
 
+export function chunkJobSpec(
+  payload: ChunkPayload,
+  retry: RetryPolicy,
+): QueuedJobSpec<ChunkPayload> {
+  const data = chunkPayloadSchema.parse(payload);
+  return queuedJob(CHUNK_NAME, CHUNK_QUEUE, data, retry, {
+    jobId: chunkJobId(data.jobId, data.chunk),
+    priority: chunkPriority(data.chunk),
+    // A chunk that fails for good (e.g. stalled too often) must not hold its parent forever.
+    ignoreDependencyOnFailure: true,
+  });
+}
+
 export function parentJobSpec(payload: JobPayload, retry: RetryPolicy): QueuedJobSpec<JobPayload> {
   const data = jobPayloadSchema.parse(payload);
-  return {
-    name: JOB_NAME,
-    queueName: JOB_QUEUE,
-    data,
-    opts: {
-      jobId: data.jobId,
-      attempts: retry.attempts,
-      backoff: { type: 'exponential', delay: retry.backoffMs },
-      removeOnComplete: true,
-      removeOnFail: 1000,
-    },
-  };
+  return queuedJob(JOB_NAME, JOB_QUEUE, data, retry, { jobId: data.jobId });
 }

@@ -40,18 +40,7 @@ export class JobQuotaLedger {
     maxJobs: number,
     now = Date.now(),
   ): Promise<Reservation> {
-    return parse(
-      await this.redis.eval(
-        RESERVE_JOB,
-        2,
-        this.keys.quotaItems(tenant),
-        this.keys.quotaTouched(tenant),
-        jobId,
-        String(maxJobs),
-        String(now),
-        String(this.options.retentionSeconds),
-      ),
-    );
+    return this.reserve(RESERVE_JOB, tenant, jobId, [maxJobs], now);
   }
 
   async reserveItems(
@@ -61,19 +50,7 @@ export class JobQuotaLedger {
     maxItems: number,
     now = Date.now(),
   ): Promise<Reservation> {
-    return parse(
-      await this.redis.eval(
-        RESERVE_ITEMS,
-        2,
-        this.keys.quotaItems(tenant),
-        this.keys.quotaTouched(tenant),
-        jobId,
-        String(items),
-        String(maxItems),
-        String(now),
-        String(this.options.retentionSeconds),
-      ),
-    );
+    return this.reserve(RESERVE_ITEMS, tenant, jobId, [items, maxItems], now);
   }
 
   /** Items a worker has processed no longer count as queued. */
@@ -114,6 +91,28 @@ export class JobQuotaLedger {
     for (const id of idle) if (await isOver(id)) over.push(id);
     for (const id of over) await this.release(tenant, id);
     return over;
+  }
+
+  /** Runs a reserving script on the tenant's quota hashes: job id, `args`, clock, retention. */
+  private async reserve(
+    script: string,
+    tenant: string,
+    jobId: string,
+    args: number[],
+    now: number,
+  ): Promise<Reservation> {
+    return parse(
+      await this.redis.eval(
+        script,
+        2,
+        this.keys.quotaItems(tenant),
+        this.keys.quotaTouched(tenant),
+        jobId,
+        ...args.map(String),
+        String(now),
+        String(this.options.retentionSeconds),
+      ),
+    );
   }
 }
 

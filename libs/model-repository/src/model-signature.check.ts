@@ -41,13 +41,14 @@ function ortTypeOfConfig(dataType: string): OrtTypeName | undefined {
 /** `[-1,128]`, as KServe error messages print shapes. */
 const formatShape = (shape: readonly number[]): string => `[${shape.join(',')}]`;
 
+/** What is wrong with the model's tensor named like `want` (among `declared`), if anything. */
 function checkTensor(
   role: 'input' | 'output',
   config: ModelConfig,
   want: ModelInput | ModelOutput,
-  actual: ValueInfo | undefined,
-  declared: ValueInfo[],
+  declared: readonly ValueInfo[],
 ): string | undefined {
+  const actual = declared.find((d) => d.name === want.name);
   if (!actual) {
     return `${role} '${want.name}' is not in the model; the model's ${role}s are ${declared.map((d) => `'${d.name}'`).join(', ')}`;
   }
@@ -83,27 +84,10 @@ export function checkModelSignature(
   inputs: ValueInfo[],
   outputs: ValueInfo[],
 ): string[] {
-  const problems: string[] = [];
-  for (const i of config.input) {
-    const p = checkTensor(
-      'input',
-      config,
-      i,
-      inputs.find((m) => m.name === i.name),
-      inputs,
-    );
-    if (p) problems.push(p);
-  }
-  for (const o of config.output) {
-    const p = checkTensor(
-      'output',
-      config,
-      o,
-      outputs.find((m) => m.name === o.name),
-      outputs,
-    );
-    if (p) problems.push(p);
-  }
+  const problems = [
+    ...config.input.map((i) => checkTensor('input', config, i, inputs)),
+    ...config.output.map((o) => checkTensor('output', config, o, outputs)),
+  ].filter((p): p is string => p !== undefined);
   const optional = new Set(config.input.filter((i) => i.optional).map((i) => i.name));
   for (const m of inputs) {
     if (!config.input.some((i) => i.name === m.name) && !optional.has(m.name)) {

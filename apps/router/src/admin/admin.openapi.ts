@@ -21,6 +21,12 @@ const edit = [
   'ROUTING_TABLE_MISSING',
   'STORE_UNAVAILABLE',
 ] as const;
+/** A read of the routing table: it may not be seeded yet, or the store may be down. */
+const tableRead = {
+  ...common,
+  method: 'get',
+  errors: ['ROUTING_TABLE_MISSING', 'STORE_UNAVAILABLE'],
+} as const;
 
 /** What an edit answers: the new epoch and table. */
 type ChangeResponse = { description: string; schema: typeof changeResultSchema };
@@ -35,12 +41,10 @@ export function describeAdminApi(docs: ApiDocs): void {
     schema: docs.schema('ChangeResult', changeResultSchema),
   };
   docs.operation({
-    ...common,
-    method: 'get',
+    ...tableRead,
     path: '/v1/admin/table',
     summary: 'The whole routing table',
     response: { description: 'tenants and routes at the current epoch', schema: table },
-    errors: ['ROUTING_TABLE_MISSING', 'STORE_UNAVAILABLE'],
   });
   describeRouteEdits(docs, route, change);
   describeTenantEdits(docs, tenant, change);
@@ -73,15 +77,13 @@ function describeRouteEdits(
   change: ChangeResponse,
 ): void {
   docs.operation({
-    ...common,
-    method: 'get',
+    ...tableRead,
     path: '/v1/admin/routes',
     summary: 'Every route, with why each version is unroutable',
     response: {
       description: 'routes and their per-version status',
       schema: z.object({ epoch: z.number().int(), routes: z.array(routeStatusSchema) }),
     },
-    errors: ['ROUTING_TABLE_MISSING', 'STORE_UNAVAILABLE'],
   });
   docs.operation({
     ...common,
@@ -125,15 +127,13 @@ function describeTenantEdits(
   change: ChangeResponse,
 ): void {
   docs.operation({
-    ...common,
-    method: 'get',
+    ...tableRead,
     path: '/v1/admin/tenants',
     summary: 'Every tenant',
     response: {
       description: 'tenants (key hashes only)',
       schema: z.object({ epoch: z.number().int(), tenants: z.array(tenant) }),
     },
-    errors: ['ROUTING_TABLE_MISSING', 'STORE_UNAVAILABLE'],
   });
   docs.operation({
     ...common,

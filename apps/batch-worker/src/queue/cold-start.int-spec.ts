@@ -1,11 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { closeRedis, createRedis, type RedisClient } from '@mesh/config';
 import { LoadedVersionsFeed } from '@mesh/inference';
-import { JobFlowProducer, JobRepository, type JobRecord } from '@mesh/jobs';
+import { JobFlowProducer, JobRepository } from '@mesh/jobs';
 import { PlacementDemand, PlacementKeys } from '@mesh/placement';
 import type { EncodedBatch, OutputTensor, TextInput } from '@mesh/preprocessing';
 import pino from 'pino';
 import { Registry } from 'prom-client';
+import { jobRecord } from '../../../../libs/jobs/src/testing/job-fixtures';
 import { pollUntil } from '../../../../test/support/poll';
 import { loadBatchWorkerConfig } from '../batch-worker.config';
 import type { ChunkInference, PinnedModel } from '../core/chunk-inference';
@@ -127,22 +128,11 @@ describe('batch worker cold starts (real Redis and BullMQ)', () => {
 
     // A job of two chunks pinned to the cold version.
     const chunks = [['a', 'bb'], ['ccc']];
-    const record: JobRecord = {
-      id: `job-${randomUUID().slice(0, 8)}`,
-      tenant: 'acme',
+    const record = jobRecord(`job-${randomUUID().slice(0, 8)}`, {
       task: 'sentiment',
       model: 'm',
-      version: 2,
-      pipeline: 'bert-wordpiece@2',
-      state: 'queued',
-      total: 3,
-      chunkSize: 2,
       chunks: chunks.length,
-      processed: 0,
-      succeeded: 0,
-      failedItems: 0,
-      createdAt: Date.now(),
-    };
+    });
     for (const [i, texts] of chunks.entries()) {
       await repository.writeItems(
         record.id,

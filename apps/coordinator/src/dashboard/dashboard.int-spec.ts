@@ -20,6 +20,7 @@ import { RolloutPlanValidator } from '../rollout/rollout-plan.check';
 import { RolloutUndoPlanner } from '../rollout/rollout-undo';
 import { RolloutRepository } from '../rollout/rollout.repository';
 import { RolloutService } from '../rollout/rollout.service';
+import { jobRecord } from '../../../../libs/jobs/src/testing/job-fixtures';
 import { FakeClock } from '../testing/fake-mesh';
 import { DashboardModule } from './dashboard.module';
 import { uniquePrefix } from '../../../../test/support/redis-prefix';
@@ -57,8 +58,7 @@ async function json(method: string, path: string, body?: unknown): Promise<any> 
 }
 
 function job(id: string, tenant: string, state: JobRecord['state']): JobRecord {
-  return {
-    id,
+  return jobRecord(id, {
     tenant,
     task: 'question-type',
     model: 'question-type-zh',
@@ -66,14 +66,9 @@ function job(id: string, tenant: string, state: JobRecord['state']): JobRecord {
     pipeline: 'text-classification',
     state,
     total: 4,
-    chunkSize: 2,
-    chunks: 2,
-    processed: 0,
-    succeeded: 0,
-    failedItems: 0,
     createdAt: NOW - 60_000,
     ...(state === 'queued' ? {} : { startedAt: NOW - 50_000 }),
-  };
+  });
 }
 
 beforeAll(async () => {

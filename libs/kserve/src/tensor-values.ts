@@ -24,28 +24,45 @@ export function allocTypedArray<D extends FixedDatatype>(
   datatype: D,
   length: number,
 ): TypedArrayFor[D] {
-  return CONSTRUCTORS[datatype](length) as TypedArrayFor[D];
+  return new STORAGE[datatype](length) as TypedArrayFor[D];
 }
 
-const CONSTRUCTORS: Record<FixedDatatype, (n: number) => TypedArray> = {
-  BOOL: (n) => new Uint8Array(n),
-  UINT8: (n) => new Uint8Array(n),
-  UINT16: (n) => new Uint16Array(n),
-  UINT32: (n) => new Uint32Array(n),
-  UINT64: (n) => new BigUint64Array(n),
-  INT8: (n) => new Int8Array(n),
-  INT16: (n) => new Int16Array(n),
-  INT32: (n) => new Int32Array(n),
-  INT64: (n) => new BigInt64Array(n),
-  FP16: (n) => new Uint16Array(n),
-  BF16: (n) => new Uint16Array(n),
-  FP32: (n) => new Float32Array(n),
-  FP64: (n) => new Float64Array(n),
+/** `count` elements of `datatype`'s storage type over `buffer` from `byteOffset` (no copy). */
+export function typedArrayView(
+  datatype: FixedDatatype,
+  buffer: ArrayBufferLike,
+  byteOffset: number,
+  count: number,
+): TypedArray {
+  return new STORAGE[datatype](buffer, byteOffset, count);
+}
+
+/** A storage type's constructor: zero-filled of a length, or a view over existing bytes. */
+interface StorageType {
+  new (length: number): TypedArray;
+  new (buffer: ArrayBufferLike, byteOffset: number, length: number): TypedArray;
+}
+
+/** The typed array each datatype is stored in (FP16 and BF16 as their 16-bit patterns). */
+const STORAGE: Record<FixedDatatype, StorageType> = {
+  BOOL: Uint8Array,
+  UINT8: Uint8Array,
+  UINT16: Uint16Array,
+  UINT32: Uint32Array,
+  UINT64: BigUint64Array,
+  INT8: Int8Array,
+  INT16: Int16Array,
+  INT32: Int32Array,
+  INT64: BigInt64Array,
+  FP16: Uint16Array,
+  BF16: Uint16Array,
+  FP32: Float32Array,
+  FP64: Float64Array,
 };
 
 /** True when `data` is the storage type this codec uses for `datatype`. */
 export function isStorageFor(data: unknown, datatype: FixedDatatype): data is TypedArray {
-  const probe = CONSTRUCTORS[datatype](0);
+  const probe = new STORAGE[datatype](0);
   return (
     ArrayBuffer.isView(data) &&
     !(data instanceof DataView) &&

@@ -1,7 +1,7 @@
 import { endianness } from 'node:os';
 import { TensorDatatypeError, TensorSizeError, TensorValueError } from './tensor.errors';
 import { elementCount, formatShape } from './tensor-shape';
-import { allocTypedArray, isStorageFor, valuesToTypedArray } from './tensor-values';
+import { allocTypedArray, isStorageFor, typedArrayView, valuesToTypedArray } from './tensor-values';
 import {
   ELEMENT_BYTES,
   isKServeDatatype,
@@ -98,38 +98,10 @@ export function decodeRawTensor(
     );
   }
   if (!HOST_IS_LE) return readWithDataView(buf, dt, count);
-  if (buf.byteOffset % size === 0) return viewOf(dt, buf.buffer, buf.byteOffset, count);
+  if (buf.byteOffset % size === 0) return typedArrayView(dt, buf.buffer, buf.byteOffset, count);
   const copy = new Uint8Array(expected);
   copy.set(buf);
-  return viewOf(dt, copy.buffer, 0, count);
-}
-
-function viewOf(dt: FixedDatatype, ab: ArrayBufferLike, offset: number, count: number): TypedArray {
-  switch (dt) {
-    case 'BOOL':
-    case 'UINT8':
-      return new Uint8Array(ab, offset, count);
-    case 'UINT16':
-    case 'FP16':
-    case 'BF16':
-      return new Uint16Array(ab, offset, count);
-    case 'UINT32':
-      return new Uint32Array(ab, offset, count);
-    case 'UINT64':
-      return new BigUint64Array(ab, offset, count);
-    case 'INT8':
-      return new Int8Array(ab, offset, count);
-    case 'INT16':
-      return new Int16Array(ab, offset, count);
-    case 'INT32':
-      return new Int32Array(ab, offset, count);
-    case 'INT64':
-      return new BigInt64Array(ab, offset, count);
-    case 'FP32':
-      return new Float32Array(ab, offset, count);
-    case 'FP64':
-      return new Float64Array(ab, offset, count);
-  }
+  return typedArrayView(dt, copy.buffer, 0, count);
 }
 
 /** Byte-order-explicit element reader; used on big-endian hosts (and in tests). */

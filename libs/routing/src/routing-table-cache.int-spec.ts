@@ -1,15 +1,10 @@
-import { createHash } from 'node:crypto';
 import { pollUntil } from '../../../test/support/poll';
 import { RoutingTableCache } from './routing-table-cache';
 import { RoutingTableRepository } from './routing-table.repository';
+import { seededTable } from './testing/routing-fixtures';
 import { RouteNotFoundError } from './routing.errors';
 import type { Route, RoutingTable, RoutingTableData, Tenant } from './routing.types';
 import { suiteRedis } from '../../../test/support/suite-redis';
-
-/** The stored form of a fixture key (sha256 hex, as the tenancy lib hashes keys). */
-function sha256Hex(key: string): string {
-  return createHash('sha256').update(key, 'utf8').digest('hex');
-}
 
 const suite = suiteRedis(__filename, 'test-routing-table.cache');
 const FILE_PREFIX = suite.prefix;
@@ -35,20 +30,9 @@ function setup(refreshIntervalMs = 60_000) {
   return { redis, repository, newCache };
 }
 
-const acme: Tenant = {
-  name: 'acme',
-  keySha256: [sha256Hex('acme-key')],
-  allowedTasks: ['intent'],
-  rateLimit: { requestsPerSecond: 10, burst: 20 },
-  maxInFlight: 4,
-};
-const intent: Route = {
-  tenant: '*',
-  task: 'intent',
-  model: 'intent-zh',
-  versions: [{ version: 3, weight: 1 }],
-};
-const seed: RoutingTableData = { tenants: [acme], routes: [intent] };
+const seed = seededTable();
+const [acme] = seed.tenants as [Tenant];
+const [intent] = seed.routes as [Route];
 
 /**
  * Resolves once `cache` holds at least `epoch`. The deadline is generous for a busy machine yet

@@ -1,7 +1,7 @@
-import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 import { seedFromMeshConfig } from './routing-seed';
 import { RoutingTableRepository } from './routing-table.repository';
+import { seededTable, sha256Hex } from './testing/routing-fixtures';
 import {
   RoutingEntryNotFoundError,
   RoutingTableMissingError,
@@ -9,11 +9,6 @@ import {
 } from './routing.errors';
 import type { Route, RoutingTableData, Tenant } from './routing.types';
 import { suiteRedis } from '../../../test/support/suite-redis';
-
-/** The stored form of a fixture key (sha256 hex, as the tenancy lib hashes keys). */
-function sha256Hex(key: string): string {
-  return createHash('sha256').update(key, 'utf8').digest('hex');
-}
 
 const suite = suiteRedis(__filename, 'test-routing-table.repository');
 const FILE_PREFIX = suite.prefix;
@@ -25,20 +20,9 @@ function freshPrefix(): string {
   return `${FILE_PREFIX}:${counter}`;
 }
 
-const acme: Tenant = {
-  name: 'acme',
-  keySha256: [sha256Hex('acme-key')],
-  allowedTasks: ['*'],
-  rateLimit: { requestsPerSecond: 10, burst: 20 },
-  maxInFlight: 4,
-};
-const intentDefault: Route = {
-  tenant: '*',
-  task: 'intent',
-  model: 'intent-zh',
-  versions: [{ version: 3, weight: 100 }],
-};
-const seed: RoutingTableData = { tenants: [acme], routes: [intentDefault] };
+const seed = seededTable();
+const [acme] = seed.tenants as [Tenant];
+const [intentDefault] = seed.routes as [Route];
 
 afterAll(() => suite.close());
 

@@ -1,5 +1,6 @@
 import { parseRoute, parseRoutingTableData, parseTenant } from './routing-table.schema';
 import { RoutingValidationError, type RoutingIssue } from './routing.errors';
+import { canaryRoute } from './testing/routing-fixtures';
 
 const HASH_A = 'a'.repeat(64);
 const HASH_B = 'b'.repeat(64);
@@ -15,18 +16,7 @@ function tenant(name: string, over: object = {}) {
   };
 }
 
-function route(over: object = {}) {
-  return {
-    tenant: '*',
-    task: 'intent',
-    model: 'intent-zh',
-    versions: [
-      { version: 1, weight: 90 },
-      { version: 2, weight: 10 },
-    ],
-    ...over,
-  };
-}
+const route = canaryRoute;
 
 function issuesOf(fn: () => unknown): RoutingIssue[] {
   try {

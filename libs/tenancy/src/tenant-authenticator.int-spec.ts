@@ -1,31 +1,16 @@
-import {
-  RoutingTableCache,
-  RoutingTableRepository,
-  type RoutingTableData,
-  type Tenant,
-} from '@mesh/routing';
+import { RoutingTableCache, RoutingTableRepository, type Tenant } from '@mesh/routing';
 import { pollUntil } from '../../../test/support/poll';
 import { sha256Hex } from './api-key';
 import { TenantAuthenticator } from './tenant-authenticator';
+import { seededTable } from '../../routing/src/testing/routing-fixtures';
 import { suiteRedis } from '../../../test/support/suite-redis';
 
 const suite = suiteRedis(__filename, 'test-tenant-authenticator');
 const keyPrefix = suite.prefix;
 let cache: RoutingTableCache | undefined;
 
-const acme: Tenant = {
-  name: 'acme',
-  keySha256: [sha256Hex('acme-key')],
-  allowedTasks: ['intent'],
-  rateLimit: { requestsPerSecond: 10, burst: 20 },
-  maxInFlight: 4,
-};
-const seed: RoutingTableData = {
-  tenants: [acme],
-  routes: [
-    { tenant: '*', task: 'intent', model: 'intent-zh', versions: [{ version: 3, weight: 1 }] },
-  ],
-};
+const seed = seededTable();
+const [acme] = seed.tenants as [Tenant];
 
 afterAll(async () => {
   await cache?.close();

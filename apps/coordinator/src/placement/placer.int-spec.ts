@@ -1,4 +1,5 @@
 import { placerRig } from '../testing/fake-placement';
+import { canaryRoute } from '../../../../libs/routing/src/testing/routing-fixtures';
 import { suiteRedis } from '../../../../test/support/suite-redis';
 
 const suite = suiteRedis(__filename, 'test-placer');
@@ -34,15 +35,7 @@ describe('Placer without budgets (the reconciler it replaced)', () => {
     const { placer, backends, sources } = rig();
     sources.desiredMap.set('question-type-zh', [2]);
     sources.routeList = [
-      {
-        tenant: 'acme',
-        task: 'question-type',
-        model: 'question-type-zh',
-        versions: [
-          { version: 1, weight: 90 },
-          { version: 2, weight: 10 },
-        ],
-      },
+      canaryRoute({ tenant: 'acme', task: 'question-type', model: 'question-type-zh' }),
       {
         tenant: 'globex',
         task: 'question-type',

@@ -10,16 +10,9 @@ import type { Logger } from 'pino';
 import type { RouteSelector } from '../catalog/route-selector';
 import { AdminService } from './admin.service';
 import type { RouteEditChecker } from './route-edit.check';
+import { canaryRoute } from '../../../../libs/routing/src/testing/routing-fixtures';
 
-const route: Route = {
-  tenant: '*',
-  task: 't',
-  model: 'm',
-  versions: [
-    { version: 1, weight: 90 },
-    { version: 2, weight: 10 },
-  ],
-};
+const route = canaryRoute({ task: 't', model: 'm' });
 
 function serviceWith(problems: RouteProblem[]) {
   const writes: Route[] = [];

@@ -1,54 +1,25 @@
-import pino from 'pino';
-import { RoutingTableRepository, routingKeys } from '@mesh/routing';
+import { routingKeys } from '@mesh/routing';
 import { RoutingRouteStore } from './adapters/routing-route-store';
-import { LeaderLease } from '../leader/leader-lease';
-import { FakeClock, FakeMesh, signals } from '../testing/fake-mesh';
-import {
-  T0,
-  machineWith,
-  meshWithRoute,
-  questionTypeRoute,
-  rolloutRecord,
-} from '../testing/rollout-fixtures';
-import { RolloutRepository } from './rollout.repository';
-import { RolloutRunner } from './rollout-runner';
+import { FakeClock } from '../testing/fake-mesh';
+import { T0, questionTypeRoute, rolloutRecord } from '../testing/rollout-fixtures';
+import { healthyMesh, runnerReplica } from '../testing/runner-replica';
 import type { RolloutRecord } from './rollout.types';
 import { suiteRedis } from '../../../../test/support/suite-redis';
 import { pollUntil } from '../../../../test/support/poll';
 
 const suite = suiteRedis(__filename, 'test-rollout.runner');
 const PREFIX = suite.prefix;
-const silent = pino({ level: 'silent' });
 
 afterAll(() => suite.close());
 
 const route = questionTypeRoute();
 
-/** One coordinator replica over shared Redis; backends, routers and signals are in memory. */
-function replica(holder: string, clock: FakeClock, mesh: FakeMesh, leaseMs: number) {
-  const table = new RoutingTableRepository(suite.redis, { keyPrefix: PREFIX });
-  const lease = new LeaderLease(suite.redis, routingKeys(PREFIX), holder, leaseMs);
-  const routes = new RoutingRouteStore(table, () => lease.fence);
-  const repository = new RolloutRepository(suite.redis, PREFIX);
-  const machine = machineWith(mesh, clock, { routes });
-  const reconciler = { reconcile: async () => 0 };
-  const runner = new RolloutRunner(lease, repository, machine, reconciler, silent, {
-    tickMs: 1000,
-    reconcileMs: 60_000,
-    clock,
-  });
-  return { runner, repository, table, lease };
-}
-
 describe('RolloutRunner (real Redis): leader loss and resume', () => {
   it('a second replica continues from the persisted step after the leader dies; the stale leader cannot write', async () => {
     const clock = new FakeClock(T0);
-    const mesh = meshWithRoute();
-    mesh.routerEpoch = Number.MAX_SAFE_INTEGER; // routers always caught up
-    mesh.signals.set(1, signals({ requests: 900, p99Ms: 10 }));
-    mesh.signals.set(2, signals({ requests: 100, p99Ms: 10 }));
-    const a = replica('coordinator-a', clock, mesh, 400);
-    const b = replica('coordinator-b', clock, mesh, 60_000);
+    const mesh = healthyMesh();
+    const a = runnerReplica(suite.redis, PREFIX, 'coordinator-a', clock, mesh, 400);
+    const b = runnerReplica(suite.redis, PREFIX, 'coordinator-b', clock, mesh, 60_000);
     await a.table.seedIfAbsent({ tenants: [], routes: [route] }, 'seed');
     const record = rolloutRecord({
       id: 'ro-resume',

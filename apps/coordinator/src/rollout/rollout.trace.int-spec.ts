@@ -1,29 +1,17 @@
-import { RoutingTableRepository, routingKeys } from '@mesh/routing';
 import { tracingEnabled } from '@mesh/telemetry';
-import pino from 'pino';
-import { RoutingRouteStore } from './adapters/routing-route-store';
-import { LeaderLease } from '../leader/leader-lease';
-import { FakeClock, signals } from '../testing/fake-mesh';
+import { FakeClock } from '../testing/fake-mesh';
 import {
   childNamed,
   childrenOf,
   InMemoryTracing,
   type ReadableSpan,
 } from '../../../../libs/telemetry/src/testing/in-memory-tracing';
-import {
-  T0,
-  machineWith,
-  meshWithRoute,
-  questionTypeRoute,
-  rolloutRecord,
-} from '../testing/rollout-fixtures';
-import { RolloutRepository } from './rollout.repository';
-import { RolloutRunner } from './rollout-runner';
+import { T0, questionTypeRoute, rolloutRecord } from '../testing/rollout-fixtures';
+import { healthyMesh, runnerReplica } from '../testing/runner-replica';
 import { suiteRedis } from '../../../../test/support/suite-redis';
 
 const suite = suiteRedis(__filename, 'test-rollout.trace');
 const FILE_PREFIX = suite.prefix;
-const silent = pino({ level: 'silent' });
 let n = 0;
 
 afterAll(() => suite.close());
@@ -35,22 +23,9 @@ afterAll(() => suite.close());
 async function runToEnd(id: string) {
   const prefix = `${FILE_PREFIX}:${++n}`;
   const clock = new FakeClock(T0);
-  const mesh = meshWithRoute();
-  mesh.routerEpoch = Number.MAX_SAFE_INTEGER; // routers always caught up
-  mesh.signals.set(1, signals({ requests: 900, p99Ms: 10 }));
-  mesh.signals.set(2, signals({ requests: 100, p99Ms: 10 }));
-  const table = new RoutingTableRepository(suite.redis, { keyPrefix: prefix });
-  const lease = new LeaderLease(suite.redis, routingKeys(prefix), 'coordinator-a', 60_000);
-  const routes = new RoutingRouteStore(table, () => lease.fence);
-  const repository = new RolloutRepository(suite.redis, prefix);
-  const runner = new RolloutRunner(
-    lease,
-    repository,
-    machineWith(mesh, clock, { routes }),
-    { reconcile: async () => 0 },
-    silent,
-    { tickMs: 1000, reconcileMs: 60_000, clock },
-  );
+  const mesh = healthyMesh();
+  const replica = runnerReplica(suite.redis, prefix, 'coordinator-a', clock, mesh, 60_000);
+  const { runner, repository, table, lease, routes } = replica;
   await table.seedIfAbsent({ tenants: [], routes: [questionTypeRoute()] }, 'seed');
   const plan = {
     steps: [

@@ -4,6 +4,7 @@ import {
   ConfigError,
   commonEnv,
   fraction,
+  intBetween,
   loadConfig,
   port,
   positiveInt,
@@ -25,12 +26,7 @@ const hostEnv = {
    * Per session (one per instance). Unset: os.availableParallelism() ÷ the version's instance
    * count (at least 1), so N instances never oversubscribe the cores they are given.
    */
-  ORT_INTRA_OP_THREADS: z.coerce
-    .number({ invalid_type_error: 'must be a number' })
-    .int('must be an integer')
-    .min(1, 'must be at least 1')
-    .max(256, 'must be at most 256')
-    .optional(),
+  ORT_INTRA_OP_THREADS: intBetween(1, 256).optional(),
   ORT_INTER_OP_THREADS: positiveInt(1, 256),
   /**
    * Intra-op threads of each version's lone-batch session (a batch that would run alone — every
@@ -38,12 +34,7 @@ const hostEnv = {
    * such session. Unset: os.availableParallelism() when the version runs several instances with
    * fewer threads each, else 0. config.pbtxt's `lone_batch_threads` overrides it per model.
    */
-  ORT_LONE_BATCH_THREADS: z.coerce
-    .number({ invalid_type_error: 'must be a number' })
-    .int('must be an integer')
-    .min(0, 'must be at least 0')
-    .max(256, 'must be at most 256')
-    .optional(),
+  ORT_LONE_BATCH_THREADS: intBetween(0, 256).optional(),
   ORT_GRAPH_OPTIMIZATION_LEVEL: z.enum(['disabled', 'basic', 'extended', 'all']).default('all'),
   /**
    * Whether every session's thread pools (instances and the lone-batch session) spin-wait for

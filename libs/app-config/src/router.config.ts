@@ -1,6 +1,7 @@
 import {
   commonEnv,
   fraction,
+  intBetween,
   loadConfig,
   port,
   positiveInt,
@@ -46,12 +47,7 @@ const routerEnv = {
    * of equal shape, so behind Triton 16 or 32 lets concurrent requests share a batch; the
    * embedded host pads batches itself, where buckets only add compute.
    */
-  ROUTER_PAD_MULTIPLE: z.coerce
-    .number({ invalid_type_error: 'must be a number' })
-    .int('must be an integer')
-    .min(0, 'must be at least 0')
-    .max(4096, 'must be at most 4096')
-    .default(0),
+  ROUTER_PAD_MULTIPLE: intBetween(0, 4096).default(0),
   /**
    * Request coalescing (ADR 0012): concurrent single predicts of one model version, in the
    * same length bucket, go to the backend as one batched ModelInfer. `off` sends one call each.
@@ -62,12 +58,7 @@ const routerEnv = {
    * Unset: the serving backends' instance count for the version (ModelConfig instance_group,
    * summed) + 1, or 2 while it is unknown (ADR 0012).
    */
-  ROUTER_COALESCE_IN_FLIGHT: z.coerce
-    .number({ invalid_type_error: 'must be a number' })
-    .int('must be an integer')
-    .min(1, 'must be at least 1')
-    .max(1024, 'must be at most 1024')
-    .optional(),
+  ROUTER_COALESCE_IN_FLIGHT: intBetween(1, 1024).optional(),
   /** Most predicts in one merged call (also capped by the model's max_batch_size). */
   ROUTER_COALESCE_MAX_ROWS: positiveInt(64, 4096),
   /**
@@ -125,12 +116,7 @@ const routerEnv = {
    * load it (cold start) before answering 503 MODEL_LOADING with Retry-After; 0 answers at
    * once (the load is still asked for). At most 10 minutes: callers and proxies give up sooner.
    */
-  ROUTER_COLD_START_WAIT_MS: z.coerce
-    .number({ invalid_type_error: 'must be a number' })
-    .int('must be an integer')
-    .min(0, 'must be at least 0')
-    .max(600_000, 'must be at most 600000')
-    .default(30_000),
+  ROUTER_COLD_START_WAIT_MS: intBetween(0, 600_000).default(30_000),
 };
 
 export type RouterConfig = ReturnType<typeof loadRouterConfig>;

@@ -65,12 +65,15 @@ export const logLevel = z
   .default('info');
 
 export const positiveInt = (fallback: number, max = Number.MAX_SAFE_INTEGER) =>
+  intBetween(1, max).default(fallback);
+
+/** An integer from `min` to `max`; the variable adds its `.default()` or `.optional()`. */
+export const intBetween = (min: number, max: number) =>
   z.coerce
     .number({ invalid_type_error: 'must be a number' })
     .int('must be an integer')
-    .min(1, 'must be at least 1')
-    .max(max, `must be at most ${max}`)
-    .default(fallback);
+    .min(min, `must be at least ${min}`)
+    .max(max, `must be at most ${max}`);
 
 /** A share between 0 and 1, e.g. an access log's sample rate. */
 export const fraction = (fallback: number) =>

@@ -39,6 +39,7 @@ export {
   endpoints,
   fraction,
   hostPorts,
+  intBetween,
   keyPrefix,
   logLevel,
   pemFile,

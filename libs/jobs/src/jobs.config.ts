@@ -1,5 +1,4 @@
-import { positiveInt, type RedisMode, type ReplicaAck } from '@mesh/config';
-import { z } from 'zod';
+import { intBetween, positiveInt, type RedisMode, type ReplicaAck } from '@mesh/config';
 import type { RetryPolicy } from './job-queue-contracts';
 
 /**
@@ -19,12 +18,7 @@ export const jobsEnv = {
    * chunk completes, so neither is lost with its primary. Unset: 1 with Redis Cluster or
    * Sentinel (they run replicas), 0 with a standalone Redis.
    */
-  JOBS_ACK_REPLICAS: z.coerce
-    .number({ invalid_type_error: 'must be a number' })
-    .int('must be an integer')
-    .min(0, 'must be at least 0')
-    .max(16, 'must be at most 16')
-    .optional(),
+  JOBS_ACK_REPLICAS: intBetween(0, 16).optional(),
   /** Longest wait for them: past it a submission answers 503, a chunk is retried. */
   JOBS_ACK_TIMEOUT_MS: positiveInt(1000, 60_000),
 };

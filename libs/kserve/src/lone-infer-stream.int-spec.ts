@@ -107,9 +107,13 @@ describe('KServeClient.modelInfer over the lone ModelStreamInfer call', () => {
   it('ends a request at its deadline and cancels its stream on the backend', async () => {
     const { server, client } = await setUp();
     server.holding = true;
-    const err = await client
-      .modelInfer(request('a', [1n]), { deadlineMs: 100 })
+    // Long enough for the stream to reach the backend on a loaded machine: a deadline that
+    // passes before the backend saw the request leaves it nothing to see cancelled.
+    const call = client
+      .modelInfer(request('a', [1n]), { deadlineMs: 2000 })
       .catch((e: unknown) => e);
+    await pollUntil(() => (server.inFlight === 1 ? true : undefined), { what: 'the request' });
+    const err = await call;
     expect(err).toBeInstanceOf(BackendError);
     expect((err as BackendError).grpcCode).toBe(grpc.status.DEADLINE_EXCEEDED);
     await pollUntil(() => (server.cancelledStreams === 1 ? true : undefined), {

@@ -4,67 +4,27 @@
  * with ioredis's "same slots allocation group" error, so each call here passing means its keys
  * share the `{routes}` hash tag or it addresses one key.
  */
-import { createHash } from 'node:crypto';
-import { closeRedis, createRedis, type RedisClient } from '@mesh/config';
 import { pollUntil } from '../../../test/support/poll';
-import { RedisClusterHarness } from '../../../test/support/redis-servers';
 import { RoutingTableCache } from './routing-table-cache';
 import { RoutingTableRepository } from './routing-table.repository';
 import { EpochConflictError, FencedWriteError } from './routing.errors';
 import { routingKeys } from './routing.keys';
-import type { Route, RoutingTableData } from './routing.types';
-import { uniquePrefix } from '../../../test/support/redis-prefix';
+import type { Route } from './routing.types';
+import { seededTable } from './testing/routing-fixtures';
+import { suiteCluster } from '../../../test/support/suite-redis';
 
-/** The stored form of a fixture key (sha256 hex, as the tenancy lib hashes keys). */
-function sha256Hex(key: string): string {
-  return createHash('sha256').update(key, 'utf8').digest('hex');
-}
+const cluster = suiteCluster(__filename, 'int-routing-cluster');
+const PREFIX = cluster.prefix;
 
-const PREFIX = uniquePrefix(__filename, undefined, { ownServer: true });
+beforeAll(() => cluster.start());
+afterAll(() => cluster.close());
 
-let cluster: RedisClusterHarness;
-let redis: RedisClient;
-const opened: RedisClient[] = [];
-
-beforeAll(async () => {
-  cluster = await RedisClusterHarness.start();
-  redis = open('commands', 'int-routing-cluster');
-});
-
-afterAll(async () => {
-  await Promise.all(opened.map((c) => closeRedis(c)));
-  await cluster?.stop();
-});
-
-function open(role: 'commands' | 'subscriber', name: string): RedisClient {
-  const client = createRedis(role, { endpoint: cluster.endpoint, name });
-  client.on('error', () => undefined);
-  opened.push(client);
-  return client;
-}
-
-const route: Route = {
-  tenant: '*',
-  task: 'intent',
-  model: 'intent-zh',
-  versions: [{ version: 3, weight: 100 }],
-};
-const seed: RoutingTableData = {
-  tenants: [
-    {
-      name: 'acme',
-      keySha256: [sha256Hex('acme-key')],
-      allowedTasks: ['*'],
-      rateLimit: { requestsPerSecond: 10, burst: 20 },
-      maxInFlight: 4,
-    },
-  ],
-  routes: [route],
-};
+const seed = seededTable();
+const [route] = seed.routes as [Route];
 
 describe('routing on a Redis Cluster', () => {
   it('seeds, commits with compare-and-set on the epoch and the lease fence, and audits', async () => {
-    const repo = new RoutingTableRepository(redis, { keyPrefix: PREFIX });
+    const repo = new RoutingTableRepository(cluster.redis, { keyPrefix: PREFIX });
     expect(await repo.seedIfAbsent(seed, 'test')).toMatchObject({ seeded: true, epoch: 1 });
     const v4 = { ...route, versions: [{ version: 4, weight: 100 }] };
     expect(await repo.upsertRoute(v4, { who: 'test', expectedEpoch: 1 })).toMatchObject({
@@ -74,7 +34,7 @@ describe('routing on a Redis Cluster', () => {
       EpochConflictError,
     );
     const leaseKey = routingKeys(PREFIX).leaderLease;
-    await redis.set(leaseKey, '7 coordinator-a', 'PX', 60_000);
+    await cluster.redis.set(leaseKey, '7 coordinator-a', 'PX', 60_000);
     expect(
       await repo.upsertRoute(route, { who: 'leader', fence: { leaseKey, token: 7 } }),
     ).toMatchObject({ epoch: 3 });
@@ -86,10 +46,10 @@ describe('routing on a Redis Cluster', () => {
   });
 
   it('a routing table cache loads the table and follows a commit through pub/sub', async () => {
-    const repo = new RoutingTableRepository(redis, { keyPrefix: PREFIX });
+    const repo = new RoutingTableRepository(cluster.redis, { keyPrefix: PREFIX });
     const cache = new RoutingTableCache(
-      new RoutingTableRepository(redis, { keyPrefix: PREFIX }),
-      open('subscriber', 'int-routing-cluster-routes'),
+      new RoutingTableRepository(cluster.redis, { keyPrefix: PREFIX }),
+      cluster.open('subscriber', 'int-routing-cluster-routes'),
       { refreshIntervalMs: 60_000 },
     );
     try {

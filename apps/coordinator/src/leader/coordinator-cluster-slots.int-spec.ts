@@ -4,34 +4,23 @@
  * whose keys span slots fails with CROSSSLOT, so each call passing means its keys share the
  * `{routes}` hash tag.
  */
-import { closeRedis, createRedis, type RedisClient } from '@mesh/config';
 import { FencedWriteError, RoutingTableRepository, routingKeys } from '@mesh/routing';
-import { RedisClusterHarness } from '../../../../test/support/redis-servers';
 import { RedisDesiredVersions } from '../rollout/adapters/redis-desired-versions';
 import { RolloutRepository } from '../rollout/rollout.repository';
 import { rolloutRecord } from '../testing/rollout-fixtures';
 import { LeaderLease } from './leader-lease';
-import { uniquePrefix } from '../../../../test/support/redis-prefix';
+import { suiteCluster } from '../../../../test/support/suite-redis';
 
-const PREFIX = uniquePrefix(__filename, undefined, { ownServer: true });
+const cluster = suiteCluster(__filename, 'int-coordinator-cluster');
+const PREFIX = cluster.prefix;
 
-let cluster: RedisClusterHarness;
-let redis: RedisClient;
-
-beforeAll(async () => {
-  cluster = await RedisClusterHarness.start();
-  redis = createRedis('commands', { endpoint: cluster.endpoint, name: 'int-coordinator-cluster' });
-});
-
-afterAll(async () => {
-  await closeRedis(redis);
-  await cluster?.stop();
-});
+beforeAll(() => cluster.start());
+afterAll(() => cluster.close());
 
 describe('coordinator state on a Redis Cluster', () => {
   it('takes the lease, commits the table under its fence, and hands the lease back', async () => {
     const keys = routingKeys(PREFIX);
-    const table = new RoutingTableRepository(redis, { keyPrefix: PREFIX });
+    const table = new RoutingTableRepository(cluster.redis, { keyPrefix: PREFIX });
     await table.seedIfAbsent(
       {
         tenants: [],
@@ -41,8 +30,8 @@ describe('coordinator state on a Redis Cluster', () => {
       },
       'test',
     );
-    const a = new LeaderLease(redis, keys, 'coordinator-a', 60_000);
-    const b = new LeaderLease(redis, keys, 'coordinator-b', 60_000);
+    const a = new LeaderLease(cluster.redis, keys, 'coordinator-a', 60_000);
+    const b = new LeaderLease(cluster.redis, keys, 'coordinator-b', 60_000);
     const fence = await a.tryAcquire();
     expect(fence?.token).toBeGreaterThan(0);
     await expect(b.tryAcquire()).resolves.toBeUndefined();
@@ -60,8 +49,8 @@ describe('coordinator state on a Redis Cluster', () => {
   });
 
   it('creates and saves rollout records, fenced by the lease', async () => {
-    const rollouts = new RolloutRepository(redis, PREFIX);
-    const lease = new LeaderLease(redis, routingKeys(PREFIX), 'coordinator-c', 60_000);
+    const rollouts = new RolloutRepository(cluster.redis, PREFIX);
+    const lease = new LeaderLease(cluster.redis, routingKeys(PREFIX), 'coordinator-c', 60_000);
     const fence = await lease.tryAcquire();
     const created = await rollouts.create(rolloutRecord({ id: 'ro-cluster' }));
     const saved = await rollouts.save({ ...created, state: 'loading' }, fence);
@@ -73,7 +62,7 @@ describe('coordinator state on a Redis Cluster', () => {
   });
 
   it('keeps the desired versions', async () => {
-    const desired = new RedisDesiredVersions(redis, PREFIX);
+    const desired = new RedisDesiredVersions(cluster.redis, PREFIX);
     await desired.set('qt-zh', [1, 2]);
     expect(await desired.all()).toEqual(new Map([['qt-zh', [1, 2]]]));
   });

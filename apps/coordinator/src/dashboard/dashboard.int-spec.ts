@@ -13,15 +13,11 @@ import {
 } from '@mesh/signals';
 import { AdminAuthenticator } from '@mesh/tenancy';
 import { createHttpApp, createLogger } from '@mesh/telemetry';
-import { RepositoryModelCatalog } from '../rollout/adapters/repository-model-catalog';
-import { RoutingRouteStore } from '../rollout/adapters/routing-route-store';
 import { CoordinatorErrorFilter } from '../http/coordinator-error.hook';
-import { RolloutPlanValidator } from '../rollout/rollout-plan.check';
-import { RolloutUndoPlanner } from '../rollout/rollout-undo';
-import { RolloutRepository } from '../rollout/rollout.repository';
 import { RolloutService } from '../rollout/rollout.service';
 import { jobRecord } from '../../../../libs/jobs/src/testing/job-fixtures';
 import { FakeClock } from '../testing/fake-mesh';
+import { rolloutServiceRig } from '../testing/rollout-service-rig';
 import { DashboardModule } from './dashboard.module';
 import { uniquePrefix } from '../../../../test/support/redis-prefix';
 
@@ -73,35 +69,9 @@ function job(id: string, tenant: string, state: JobRecord['state']): JobRecord {
 
 beforeAll(async () => {
   redis = createRedis('commands', { url: REDIS_URL, name: 'test-dashboard' });
-  table = new RoutingTableRepository(redis, { keyPrefix: PREFIX });
-  await table.seedIfAbsent(
-    {
-      tenants: [],
-      routes: [
-        {
-          tenant: '*',
-          task: 'question-type',
-          model: 'question-type-zh',
-          versions: [{ version: 1, weight: 100 }],
-        },
-        {
-          tenant: '*',
-          task: 'intent',
-          model: 'intent-zh',
-          versions: [{ version: 1, weight: 100 }],
-        },
-      ],
-    },
-    'test',
-  );
-  const rolloutRepository = new RolloutRepository(redis, PREFIX);
-  const routeStore = new RoutingRouteStore(table, () => undefined);
-  rollouts = new RolloutService(
-    rolloutRepository,
-    new RolloutPlanValidator(new RepositoryModelCatalog(REPO), routeStore),
-    new RolloutUndoPlanner(routeStore, new RepositoryModelCatalog(REPO)),
-    clock,
-  );
+  const rig = await rolloutServiceRig(redis, PREFIX, REPO, clock);
+  ({ table, service: rollouts } = rig);
+  const rolloutRepository = rig.repository;
   jobs = new JobRepository(redis, { keyPrefix: PREFIX, retentionSeconds: 3600 });
   // Nothing listens on port 1: the Models view must say the backend is unreachable.
   backend = new KServeClient({

@@ -3,13 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ERROR_TABLE } from '@mesh/errors';
 import { COMMANDS_ACCEPTED, OPERATOR_COMMANDS, ROLLOUT_STATES } from '@mesh/rollout-contract';
-import { RoutingTableRepository } from '@mesh/routing';
-import { RepositoryModelCatalog } from './adapters/repository-model-catalog';
-import { RoutingRouteStore } from './adapters/routing-route-store';
 import { FakeClock } from '../testing/fake-mesh';
 import { rolloutRecord } from '../testing/rollout-fixtures';
-import { RolloutPlanValidator } from './rollout-plan.check';
-import { RolloutUndoPlanner } from './rollout-undo';
+import { rolloutServiceRig } from '../testing/rollout-service-rig';
 import {
   InvalidCommandError,
   InvalidPlanError,
@@ -18,8 +14,6 @@ import {
   RolloutNotFoundError,
   RouteChangedError,
 } from './rollout.errors';
-import { RolloutRepository } from './rollout.repository';
-import { RolloutService } from './rollout.service';
 import { suiteRedis } from '../../../../test/support/suite-redis';
 
 const suite = suiteRedis(__filename, 'test-rollout.service');
@@ -55,42 +49,14 @@ afterAll(async () => {
 
 async function service() {
   n += 1;
-  const prefix = `${PREFIX}:${n}`;
-  const table = new RoutingTableRepository(suite.redis, { keyPrefix: prefix });
-  await table.seedIfAbsent(
-    {
-      tenants: [],
-      routes: [
-        {
-          tenant: '*',
-          task: 'question-type',
-          model: 'question-type-zh',
-          versions: [{ version: 1, weight: 100 }],
-        },
-        {
-          tenant: '*',
-          task: 'intent',
-          model: 'intent-zh',
-          versions: [{ version: 2, weight: 100 }],
-          shadow: { version: 3, percent: 5 },
-        },
-      ],
-    },
-    'test',
+  const { service: svc, ...rest } = await rolloutServiceRig(
+    suite.redis,
+    `${PREFIX}:${n}`,
+    repoDir,
+    new FakeClock(Date.parse('2026-12-01T00:00:00Z')),
+    { versions: [{ version: 2, weight: 100 }], shadow: { version: 3, percent: 5 } },
   );
-  const routes = new RoutingRouteStore(table, () => undefined);
-  const validator = new RolloutPlanValidator(new RepositoryModelCatalog(repoDir), routes);
-  const repository = new RolloutRepository(suite.redis, prefix);
-  return {
-    svc: new RolloutService(
-      repository,
-      validator,
-      new RolloutUndoPlanner(routes, new RepositoryModelCatalog(repoDir)),
-      new FakeClock(Date.parse('2026-12-01T00:00:00Z')),
-    ),
-    repository,
-    table,
-  };
+  return { svc, ...rest };
 }
 
 async function rejection(promise: Promise<unknown>): Promise<{ name: string; issues: string[] }> {

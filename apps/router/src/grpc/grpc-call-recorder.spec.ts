@@ -1,13 +1,11 @@
-import { Writable } from 'node:stream';
 import { UnauthenticatedError } from '@mesh/routing';
-import pino from 'pino';
 import { Registry } from 'prom-client';
-import { AccessLog } from '../access-log';
 import type { CallContext } from '../predict/predict-commands';
 import { RouterMetrics } from '../router.metrics';
 import { RequestValidationError, ShuttingDownError } from '../errors/router.errors';
 import { callContext } from '../http/call-context';
 import { GrpcCallRecorder } from './grpc-call-recorder';
+import { accessLines } from '../testing/access-lines';
 import { InMemoryTracing } from '../../../../libs/telemetry/src/testing/in-memory-tracing';
 
 const TRACE = '4bf92f3577b34da6a3ce929d0e0e4736';
@@ -15,19 +13,9 @@ const TRACEPARENT = `00-${TRACE}-00f067aa0ba902b7-01`;
 
 /** A recorder writing real access lines (parsed back) and a real counter. */
 function setup() {
-  const lines: Record<string, unknown>[] = [];
-  const sink = new Writable({
-    write(chunk: Buffer, _enc, done) {
-      for (const l of chunk.toString('utf8').split('\n')) if (l) lines.push(JSON.parse(l));
-      done();
-    },
-  });
-  const out = pino({ formatters: { level: (label) => ({ level: label }) } }, sink);
+  const { log, lines } = accessLines();
   const registry = new Registry();
-  const recorder = new GrpcCallRecorder(
-    new AccessLog(out, 1, () => 0, out),
-    new RouterMetrics(registry),
-  );
+  const recorder = new GrpcCallRecorder(log, new RouterMetrics(registry));
   const counted = async () =>
     (await registry.getSingleMetric('mesh_router_requests_total')!.get()).values.map(
       (v): Record<string, string | number | undefined> => ({ ...v.labels, n: v.value }),

@@ -1,24 +1,10 @@
 import Fastify from 'fastify';
-import pino from 'pino';
-import { Writable } from 'node:stream';
-import { AccessLog, errorCodeOf, traceIdOf } from '../access-log';
+import { errorCodeOf, traceIdOf } from '../access-log';
 import type { CallContext } from '../predict/predict-commands';
 import { installAccessLogHook, installRequestIdHook } from './request-id.hook';
+import { accessLines } from '../testing/access-lines';
 
 const TRACE = '4bf92f3577b34da6a3ce929d0e0e4736';
-
-/** The access log as the router writes it, its JSON lines parsed back. */
-function accessLines() {
-  const lines: Record<string, unknown>[] = [];
-  const sink = new Writable({
-    write(chunk: Buffer, _enc, done) {
-      for (const l of chunk.toString('utf8').split('\n')) if (l) lines.push(JSON.parse(l));
-      done();
-    },
-  });
-  const out = pino({ formatters: { level: (label) => ({ level: label }) } }, sink);
-  return { log: new AccessLog(out, 1, () => 0, out), lines };
-}
 
 describe('the router access log hook', () => {
   const { log, lines } = accessLines();

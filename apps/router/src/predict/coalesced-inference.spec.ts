@@ -1,5 +1,3 @@
-import type { InferenceGateway, InferenceMeta, ServableVersion } from '@mesh/inference';
-import type { EncodedBatch, OutputTensor } from '@mesh/preprocessing';
 import { describeError } from '../errors/error-view';
 import {
   CoalescedInference,
@@ -7,48 +5,10 @@ import {
   inFlightFor,
   type CoalescingOptions,
 } from './coalesced-inference';
-
-type FakeBatch = EncodedBatch & { marks: number[] };
-
-/** One row whose output is `mark`, `seq` tokens long. */
-const row = (mark: number, seq: number) =>
-  ({ batchSize: 1, seqLength: seq, marks: [mark] }) as unknown as FakeBatch;
-
-const version = {
-  model: 'm',
-  version: 1,
-  maxBatchSize: 8,
-  merge: (batches: readonly FakeBatch[]) =>
-    ({
-      batchSize: batches.length,
-      seqLength: Math.max(...batches.map((b) => b.seqLength)),
-      marks: batches.flatMap((b) => b.marks),
-    }) as unknown as EncodedBatch,
-} as unknown as ServableVersion;
-
-/** Answers each row with its mark; calls finish when the test says so. */
-class Gateway implements InferenceGateway {
-  readonly calls: { marks: number[]; seq: number; meta: InferenceMeta }[] = [];
-  private readonly waiting: (() => void)[] = [];
-
-  infer(_v: ServableVersion, batch: EncodedBatch, meta: InferenceMeta): Promise<OutputTensor> {
-    const marks = (batch as FakeBatch).marks;
-    this.calls.push({ marks, seq: batch.seqLength, meta });
-    return new Promise((resolve) =>
-      this.waiting.push(() =>
-        resolve({ shape: [marks.length, 1], data: Float32Array.from(marks) }),
-      ),
-    );
-  }
-
-  async finish(): Promise<void> {
-    this.waiting.shift()!();
-    for (let i = 0; i < 5; i++) await Promise.resolve();
-  }
-}
+import { HeldGateway, markedRow as row, markedVersion as version } from '../testing/marked-rows';
 
 function setup(now = () => 0, over: Partial<CoalescingOptions> = { maxInFlight: 1 }) {
-  const gateway = new Gateway();
+  const gateway = new HeldGateway();
   const observed: number[] = [];
   const inference = new CoalescedInference(
     gateway,

@@ -1,46 +1,7 @@
-import type { InferenceGateway, InferenceMeta, ServableVersion } from '@mesh/inference';
-import type { EncodedBatch, OutputTensor } from '@mesh/preprocessing';
 import { startRemoteChildSpan, traceparentOf, type Span } from '@mesh/telemetry';
 import { CoalescedInference } from './coalesced-inference';
+import { HeldGateway, markedRow as row, markedVersion as version } from '../testing/marked-rows';
 import { InMemoryTracing } from '../../../../libs/telemetry/src/testing/in-memory-tracing';
-
-type FakeBatch = EncodedBatch & { marks: number[] };
-
-const row = (mark: number) =>
-  ({ batchSize: 1, seqLength: 10, marks: [mark] }) as unknown as FakeBatch;
-
-const version = {
-  model: 'm',
-  version: 1,
-  maxBatchSize: 8,
-  merge: (batches: readonly FakeBatch[]) =>
-    ({
-      batchSize: batches.length,
-      seqLength: 10,
-      marks: batches.flatMap((b) => b.marks),
-    }) as unknown as EncodedBatch,
-} as unknown as ServableVersion;
-
-/** Answers each row with its mark; calls finish when the test says so. */
-class Gateway implements InferenceGateway {
-  readonly metas: InferenceMeta[] = [];
-  private readonly waiting: (() => void)[] = [];
-
-  infer(_v: ServableVersion, batch: EncodedBatch, meta: InferenceMeta): Promise<OutputTensor> {
-    const marks = (batch as FakeBatch).marks;
-    this.metas.push(meta);
-    return new Promise((resolve) =>
-      this.waiting.push(() =>
-        resolve({ shape: [marks.length, 1], data: Float32Array.from(marks) }),
-      ),
-    );
-  }
-
-  async finish(): Promise<void> {
-    this.waiting.shift()!();
-    for (let i = 0; i < 5; i++) await Promise.resolve();
-  }
-}
 
 const TRACE = '4bf92f3577b34da6a3ce929d0e0e4736';
 
@@ -56,7 +17,7 @@ describe('CoalescedInference, traced', () => {
   });
 
   it('sends a merged call under one client span, child of the first request, linked to each', async () => {
-    const gateway = new Gateway();
+    const gateway = new HeldGateway();
     const inference = new CoalescedInference(gateway, {
       maxRows: 8,
       maxTokens: 1024,
@@ -93,7 +54,9 @@ describe('CoalescedInference, traced', () => {
       'mesh.batch.requests': 1,
       'mesh.outcome': 'ok',
     });
-    expect(gateway.metas[0]!.traceparent).toBe(`00-${TRACE}-${alone!.spanContext().spanId}-01`);
+    expect(gateway.calls[0]!.meta.traceparent).toBe(
+      `00-${TRACE}-${alone!.spanContext().spanId}-01`,
+    );
     // Merged: child of the request that opened it, linked to both.
     expect(merged!.parentSpanContext?.spanId).toBe(requests[1]!.spanContext().spanId);
     expect(merged!.links.map((l) => l.context.spanId)).toEqual([
@@ -101,7 +64,9 @@ describe('CoalescedInference, traced', () => {
       requests[2]!.spanContext().spanId,
     ]);
     expect(merged!.attributes).toMatchObject({ 'mesh.batch.requests': 2, 'mesh.batch.rows': 2 });
-    expect(gateway.metas[1]!.traceparent).toBe(`00-${TRACE}-${merged!.spanContext().spanId}-01`);
+    expect(gateway.calls[1]!.meta.traceparent).toBe(
+      `00-${TRACE}-${merged!.spanContext().spanId}-01`,
+    );
     expect(traceparentOf(requests[0]!)).toMatch(new RegExp(`^00-${TRACE}-`));
   });
 });

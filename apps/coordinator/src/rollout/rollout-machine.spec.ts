@@ -1,6 +1,12 @@
 import type { RolloutPlan, RolloutState } from '@mesh/rollout-contract';
 import { FakeClock, FakeMesh, signals } from '../testing/fake-mesh';
-import { T0, machineWith, meshWithRoute, rolloutRecord } from '../testing/rollout-fixtures';
+import {
+  T0,
+  TEN_FIFTY_HUNDRED_ROUTES,
+  machineWith,
+  meshWithRoute,
+  rolloutRecord,
+} from '../testing/rollout-fixtures';
 import type { RolloutMachine } from './rollout-machine';
 import type { RolloutRecord } from './rollout.types';
 
@@ -57,21 +63,7 @@ describe('RolloutMachine', () => {
     ]);
     expect(done.timeline.filter((t) => t.to === 'canary').map((t) => t.step)).toEqual([1, 2, 3]);
     // One audited compare-and-swap per step plus the final clean-up, all by the rollout.
-    expect(mesh.audit.map((a) => a.versions)).toEqual([
-      [
-        { version: 1, weight: 90 },
-        { version: 2, weight: 10 },
-      ],
-      [
-        { version: 1, weight: 50 },
-        { version: 2, weight: 50 },
-      ],
-      [
-        { version: 1, weight: 0 },
-        { version: 2, weight: 100 },
-      ],
-      [{ version: 2, weight: 100 }],
-    ]);
+    expect(mesh.audit.map((a) => a.versions)).toEqual(TEN_FIFTY_HUNDRED_ROUTES);
     expect(new Set(mesh.audit.map((a) => a.who))).toEqual(new Set(['rollout:ro-1']));
     // Loaded with both versions, then retired to version 2 only, on both backends.
     expect(mesh.loads.filter((l) => l.versions.join() === '1,2')).toHaveLength(2);

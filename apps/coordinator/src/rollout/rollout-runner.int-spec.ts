@@ -1,7 +1,12 @@
 import { routingKeys } from '@mesh/routing';
 import { RoutingRouteStore } from './adapters/routing-route-store';
 import { FakeClock } from '../testing/fake-mesh';
-import { T0, questionTypeRoute, rolloutRecord } from '../testing/rollout-fixtures';
+import {
+  T0,
+  TEN_FIFTY_HUNDRED_ROUTES,
+  questionTypeRoute,
+  rolloutRecord,
+} from '../testing/rollout-fixtures';
 import { healthyMesh, runnerReplica } from '../testing/runner-replica';
 import type { RolloutRecord } from './rollout.types';
 import { suiteRedis } from '../../../../test/support/suite-redis';
@@ -67,21 +72,9 @@ describe('RolloutRunner (real Redis): leader loss and resume', () => {
     expect(done?.state).toBe('completed');
     // Each step committed exactly once, in order, across both leaders.
     const audit = (await a.table.auditLog()).reverse().filter((e) => e.who === 'rollout:ro-resume');
-    expect(audit.map((e) => (e.after as { versions: unknown }).versions)).toEqual([
-      [
-        { version: 1, weight: 90 },
-        { version: 2, weight: 10 },
-      ],
-      [
-        { version: 1, weight: 50 },
-        { version: 2, weight: 50 },
-      ],
-      [
-        { version: 1, weight: 0 },
-        { version: 2, weight: 100 },
-      ],
-      [{ version: 2, weight: 100 }],
-    ]);
+    expect(audit.map((e) => (e.after as { versions: unknown }).versions)).toEqual(
+      TEN_FIFTY_HUNDRED_ROUTES,
+    );
     expect(done?.timeline.filter((t) => t.to === 'canary').map((t) => t.step)).toEqual([1, 2, 3]);
 
     // The stale leader wakes up with its old token: table and record writes are refused.

@@ -43,6 +43,26 @@ export function rolloutPlan(overrides: Partial<RolloutPlan> = {}): RolloutPlan {
   };
 }
 
+/**
+ * The question-type route after each step of a 10/50/100 % rollout from version 1 to 2 and after
+ * its clean-up: what the route store is asked to commit, in order.
+ */
+export const TEN_FIFTY_HUNDRED_ROUTES: VersionWeight[][] = [
+  [
+    { version: 1, weight: 90 },
+    { version: 2, weight: 10 },
+  ],
+  [
+    { version: 1, weight: 50 },
+    { version: 2, weight: 50 },
+  ],
+  [
+    { version: 1, weight: 0 },
+    { version: 2, weight: 100 },
+  ],
+  [{ version: 2, weight: 100 }],
+];
+
 /** A pending rollout of `rolloutPlan()` created at T0; `plan` overrides merge into that plan. */
 export function rolloutRecord(
   overrides: Partial<Omit<RolloutRecord, 'plan'>> & { plan?: Partial<RolloutPlan> } = {},

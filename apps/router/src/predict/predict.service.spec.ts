@@ -2,6 +2,7 @@ import {
   InputTooLargeError,
   InputValidationError,
   type EncodedBatch,
+  type OutputTensor,
   type TextInput,
 } from '@mesh/preprocessing';
 import {
@@ -48,6 +49,17 @@ const ctx: CallContext = {
 };
 
 /** A fake version whose "model" labels each text by its length, so answers are checkable. */
+/** The texts of a fake encoded batch, each answered with its length. */
+function lengthsOf(batch: unknown): OutputTensor {
+  const texts = (batch as { texts: string[] }).texts;
+  return { shape: [texts.length, 1], data: Float32Array.from(texts, (t) => t.length) };
+}
+
+/** Every tenant's route of task `t` to model `m`, all on version 1; `over` on top. */
+function routeOf(over: Partial<Route> = {}): Route {
+  return { tenant: '*', task: 't', model: 'm', versions: [{ version: 1, weight: 1 }], ...over };
+}
+
 function fakeVersion(
   kind: 'classification' | 'embedding' = 'classification',
   { version = 1, pairs = kind === 'classification' } = {},
@@ -104,19 +116,14 @@ function setup(
       // A cancelled backend call fails with CANCELLED, as grpc-js reports it.
       if (meta.signal?.aborted)
         throw Object.assign(new Error('cancelled'), { code: 'BACKEND_ERROR', grpcCode: 1 });
-      const texts = (batch as unknown as { texts: string[] }).texts;
-      sent.push(texts);
-      return { shape: [texts.length, 1], data: Float32Array.from(texts, (t) => t.length) };
+      sent.push((batch as unknown as { texts: string[] }).texts);
+      return lengthsOf(batch);
     },
   };
-  const fullRoute: Route = {
-    tenant: '*',
-    task: 't',
-    model: 'm',
-    versions: [{ version: 1, weight: 1 }],
+  const fullRoute = routeOf({
     ...(shadow ? { shadow: { version: shadow.version } } : {}),
     ...route,
-  };
+  });
   const all = [version, ...(shadow ? [shadow] : []), ...others];
   const catalog = {
     servable: (_m: string, v: number) => all.find((x) => x.version === v),
@@ -303,16 +310,10 @@ describe('PredictService cold starts', () => {
           served = false;
           throw new VersionNotResidentError('none holds it now', { model: 'm', version: '1' });
         }
-        const texts = (batch as unknown as { texts: string[] }).texts;
-        return { shape: [texts.length, 1], data: Float32Array.from(texts, (t) => t.length) };
+        return lengthsOf(batch);
       },
     };
-    const route: Route = {
-      tenant: '*',
-      task: 't',
-      model: 'm',
-      versions: [{ version: 1, weight: 1 }],
-    };
+    const route = routeOf();
     const catalog = {
       servable: (_m: string, v: number) => (v === 1 ? version : undefined),
       problem: () => 'not in the repository',

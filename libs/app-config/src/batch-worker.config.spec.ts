@@ -1,5 +1,5 @@
-import { redisEndpointOf } from '@mesh/config';
 import { loadBatchWorkerConfig } from './batch-worker.config';
+import { itReadsTheRedisMode } from './testing/redis-mode-cases';
 
 describe('batch-worker config: backend channels', () => {
   it('gives each inference call 30 s by default (bulk batches are larger), KSERVE_DEADLINE_MS when set', () => {
@@ -23,22 +23,5 @@ describe('batch-worker config: backend channels', () => {
 });
 
 describe('batch-worker config: Redis mode', () => {
-  it('is the local standalone Redis by default, Sentinels when named', () => {
-    expect(redisEndpointOf(loadBatchWorkerConfig({}))).toEqual({
-      mode: 'standalone',
-      url: 'redis://127.0.0.1:6379',
-      tls: false,
-    });
-    const sentinel = loadBatchWorkerConfig({
-      REDIS_SENTINELS: 's1:26379,s2:26379',
-      REDIS_SENTINEL_MASTER: 'mesh',
-    });
-    expect(redisEndpointOf(sentinel)).toMatchObject({ mode: 'sentinel', masterName: 'mesh' });
-  });
-
-  it('refuses two modes at once, naming both variables', () => {
-    expect(() =>
-      loadBatchWorkerConfig({ REDIS_URL: 'redis://a:6379', REDIS_CLUSTER_NODES: 'b:6379' }),
-    ).toThrow('REDIS_URL and REDIS_CLUSTER_NODES: name one Redis mode');
-  });
+  itReadsTheRedisMode(loadBatchWorkerConfig);
 });

@@ -1,25 +1,8 @@
-import { redisEndpointOf } from '@mesh/config';
 import { loadCoordinatorConfig } from './coordinator.config';
+import { itReadsTheRedisMode } from './testing/redis-mode-cases';
 
 describe('coordinator config: Redis mode', () => {
-  it('is the local standalone Redis by default, Sentinels when named', () => {
-    expect(redisEndpointOf(loadCoordinatorConfig({}))).toEqual({
-      mode: 'standalone',
-      url: 'redis://127.0.0.1:6379',
-      tls: false,
-    });
-    const sentinel = loadCoordinatorConfig({
-      REDIS_SENTINELS: 's1:26379,s2:26379',
-      REDIS_SENTINEL_MASTER: 'mesh',
-    });
-    expect(redisEndpointOf(sentinel)).toMatchObject({ mode: 'sentinel', masterName: 'mesh' });
-  });
-
-  it('refuses two modes at once, naming both variables', () => {
-    expect(() =>
-      loadCoordinatorConfig({ REDIS_URL: 'redis://a:6379', REDIS_CLUSTER_NODES: 'b:6379' }),
-    ).toThrow('REDIS_URL and REDIS_CLUSTER_NODES: name one Redis mode');
-  });
+  itReadsTheRedisMode(loadCoordinatorConfig);
 });
 
 describe('coordinator config: placement', () => {

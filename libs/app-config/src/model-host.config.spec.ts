@@ -1,5 +1,5 @@
-import { ConfigError } from '@mesh/config';
 import { loadModelHostConfig } from './model-host.config';
+import { configErrorOf } from '../../config/src/testing/config-error';
 
 describe('loadModelHostConfig', () => {
   it('uses the pinned defaults', () => {
@@ -58,16 +58,12 @@ describe('loadModelHostConfig', () => {
   });
 
   it('lists every bad variable and flag at once', () => {
-    let err: unknown;
-    try {
+    const err = configErrorOf(() => {
       loadModelHostConfig({ MODEL_HOST_GRPC_PORT: '70000', ORT_INTRA_OP_THREADS: '0' }, [
         '--bogus',
         '--model-control-mode=poll',
       ]);
-    } catch (e: unknown) {
-      err = e;
-    }
-    expect(err).toBeInstanceOf(ConfigError);
+    });
     const msg = (err as Error).message;
     expect(msg).toContain('--bogus: unknown flag');
     expect(msg).toContain('MODEL_HOST_GRPC_PORT: must be between 0 and 65535');

@@ -1,5 +1,6 @@
-import { ConfigError, redisEndpointOf } from '@mesh/config';
+import { redisEndpointOf } from '@mesh/config';
 import { loadRouterConfig } from './router.config';
+import { configErrorOf } from '../../config/src/testing/config-error';
 
 describe('router config: traffic signals', () => {
   it('records signals unless told otherwise', () => {
@@ -8,16 +9,10 @@ describe('router config: traffic signals', () => {
   });
 
   it('refuses any other value, naming the variable', () => {
-    let error: unknown;
-    try {
+    const error = configErrorOf(() => {
       loadRouterConfig({ ROUTER_TRAFFIC_SIGNALS: 'false' });
-    } catch (err) {
-      error = err;
-    }
-    expect(error).toBeInstanceOf(ConfigError);
-    expect((error as ConfigError).issues.map((i) => i.variable)).toEqual([
-      'ROUTER_TRAFFIC_SIGNALS',
-    ]);
+    });
+    expect(error.issues.map((i) => i.variable)).toEqual(['ROUTER_TRAFFIC_SIGNALS']);
   });
 });
 
@@ -49,14 +44,10 @@ describe('router config: backend channels', () => {
   });
 
   it('lists a TLS key without its certificate and a client CA without TLS', () => {
-    let error: unknown;
-    try {
+    const error = configErrorOf(() => {
       loadRouterConfig({ ROUTER_GRPC_TLS_KEY: __filename, ROUTER_GRPC_TLS_CLIENT_CA: __filename });
-    } catch (err) {
-      error = err;
-    }
-    expect(error).toBeInstanceOf(ConfigError);
-    expect((error as ConfigError).issues.map((i) => i.variable)).toEqual([
+    });
+    expect(error.issues.map((i) => i.variable)).toEqual([
       'ROUTER_GRPC_TLS_KEY',
       'ROUTER_GRPC_TLS_CLIENT_CA',
     ]);
@@ -79,19 +70,15 @@ describe('router config: request coalescing', () => {
   });
 
   it('lists every bad coalescing variable at once', () => {
-    let error: unknown;
-    try {
+    const error = configErrorOf(() => {
       loadRouterConfig({
         ROUTER_COALESCE: 'yes',
         ROUTER_COALESCE_IN_FLIGHT: '0',
         ROUTER_COALESCE_MAX_ROWS: 'many',
         ROUTER_COALESCE_BUCKET: '-16',
       });
-    } catch (err) {
-      error = err;
-    }
-    expect(error).toBeInstanceOf(ConfigError);
-    expect((error as ConfigError).issues.map((i) => i.variable).sort()).toEqual([
+    });
+    expect(error.issues.map((i) => i.variable).sort()).toEqual([
       'ROUTER_COALESCE',
       'ROUTER_COALESCE_BUCKET',
       'ROUTER_COALESCE_IN_FLIGHT',
@@ -122,15 +109,9 @@ describe('router config: cold starts', () => {
   });
 
   it.each(['-1', '1.5', 'soon', '600001'])('refuses %p, naming the variable', (value) => {
-    let error: unknown;
-    try {
+    const error = configErrorOf(() => {
       loadRouterConfig({ ROUTER_COLD_START_WAIT_MS: value });
-    } catch (err) {
-      error = err;
-    }
-    expect(error).toBeInstanceOf(ConfigError);
-    expect((error as ConfigError).issues.map((i) => i.variable)).toEqual([
-      'ROUTER_COLD_START_WAIT_MS',
-    ]);
+    });
+    expect(error.issues.map((i) => i.variable)).toEqual(['ROUTER_COLD_START_WAIT_MS']);
   });
 });

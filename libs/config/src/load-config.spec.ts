@@ -1,6 +1,6 @@
-import { ConfigError } from './config.errors';
 import { commonEnv, endpoints, port, redisEnv } from './env.schema';
 import { loadConfig } from './load-config';
+import { configErrorOf } from './testing/config-error';
 
 const shape = {
   ...commonEnv,
@@ -35,19 +35,15 @@ describe('loadConfig', () => {
   });
 
   it('lists every bad variable at once, naming each and the reason', () => {
-    let err: unknown;
-    try {
+    const err = configErrorOf(() => {
       loadConfig('router', shape, {
         ROUTER_HTTP_PORT: '70000',
         REDIS_URL: 'http://nope',
         KSERVE_ENDPOINTS: 'missing-port',
         LOG_LEVEL: 'loud',
       });
-    } catch (e) {
-      err = e;
-    }
-    expect(err).toBeInstanceOf(ConfigError);
-    const ce = err as ConfigError;
+    });
+    const ce = err;
     expect(ce.issues.map((i) => i.variable).sort()).toEqual([
       'KSERVE_ENDPOINTS',
       'LOG_LEVEL',

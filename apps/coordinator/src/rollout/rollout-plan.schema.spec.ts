@@ -1,15 +1,8 @@
 import { InvalidPlanError } from './rollout.errors';
 import { parseRolloutPlan } from './rollout-plan.schema';
+import { MINIMAL_PLAN_BODY } from '../testing/rollout-fixtures';
 
-const valid = {
-  task: 'question-type',
-  model: 'question-type-zh',
-  toVersion: 2,
-  steps: [
-    { weight: 10, holdSeconds: 5 },
-    { weight: 100, holdSeconds: 5 },
-  ],
-};
+const valid = MINIMAL_PLAN_BODY;
 
 function issuesOf(input: unknown): string[] {
   try {

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { ERROR_TABLE } from '@mesh/errors';
 import { COMMANDS_ACCEPTED, OPERATOR_COMMANDS, ROLLOUT_STATES } from '@mesh/rollout-contract';
 import { FakeClock } from '../testing/fake-mesh';
-import { rolloutRecord } from '../testing/rollout-fixtures';
+import { MINIMAL_PLAN_BODY, rolloutRecord } from '../testing/rollout-fixtures';
 import { rolloutServiceRig } from '../testing/rollout-service-rig';
 import {
   InvalidCommandError,
@@ -22,15 +22,7 @@ const REPO = join(__dirname, '..', '..', '..', '..', 'model_repository');
 let repoDir: string;
 let n = 0;
 
-const plan = {
-  task: 'question-type',
-  model: 'question-type-zh',
-  toVersion: 2,
-  steps: [
-    { weight: 10, holdSeconds: 5 },
-    { weight: 100, holdSeconds: 5 },
-  ],
-};
+const plan = MINIMAL_PLAN_BODY;
 
 beforeAll(() => {
   // A copy of the demo repository (without model files) with one broken manifest.

@@ -24,6 +24,17 @@ export function meshWithRoute(versions?: VersionWeight[], served: number[] = [1]
   return mesh;
 }
 
+/** The smallest plan body a client may send: question-type to version 2 in two 5 s steps. */
+export const MINIMAL_PLAN_BODY = {
+  task: 'question-type',
+  model: MODEL,
+  toVersion: 2,
+  steps: [
+    { weight: 10, holdSeconds: 5 },
+    { weight: 100, holdSeconds: 5 },
+  ],
+};
+
 /** Version 1 → 2 of question-type in three held steps (10/50/100 %), gated, rolling back. */
 export function rolloutPlan(overrides: Partial<RolloutPlan> = {}): RolloutPlan {
   return {

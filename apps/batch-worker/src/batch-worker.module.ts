@@ -16,7 +16,7 @@ import {
 } from '@mesh/telemetry';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
-import type { BatchWorkerConfig } from './batch-worker.config';
+import type { BatchWorkerConfig } from '@mesh/app-config';
 import type { ChunkInference, PinnedModel } from './core/chunk-inference';
 import { ChunkProcessor } from './core/chunk-processor';
 import { ChunkRunner } from './core/chunk-runner';

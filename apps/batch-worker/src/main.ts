@@ -3,7 +3,7 @@ import { KServeBackends, VersionCatalog } from '@mesh/inference';
 import { kservePoolOptionsFromEnv } from '@mesh/kserve';
 import { PreprocessingService } from '@mesh/preprocessing';
 import { bootstrapApp } from '@mesh/telemetry';
-import { loadBatchWorkerConfig } from './batch-worker.config';
+import { loadBatchWorkerConfig } from '@mesh/app-config';
 import { BatchWorkerModule } from './batch-worker.module';
 import { WorkerInference } from './core/worker-inference';
 

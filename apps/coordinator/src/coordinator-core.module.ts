@@ -14,7 +14,7 @@ import { AdminAuthenticator } from '@mesh/tenancy';
 import { ADMIN_AUTHENTICATOR, METRICS_REGISTRY } from '@mesh/telemetry';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
-import type { CoordinatorConfig } from './coordinator.config';
+import type { CoordinatorConfig } from '@mesh/app-config';
 import {
   CLOCK,
   COORDINATOR_CONFIG,

@@ -8,7 +8,7 @@ import { RedisTrafficSignalSource, RouterHeartbeatRepository } from '@mesh/signa
 import { AdminAuthenticator } from '@mesh/tenancy';
 import { createMetricsRegistry, RedisHealthModule, RedisModule } from '@mesh/telemetry';
 import type { Logger } from 'pino';
-import type { CoordinatorConfig } from './coordinator.config';
+import type { CoordinatorConfig } from '@mesh/app-config';
 import { CoordinatorCoreModule } from './coordinator-core.module';
 import {
   CLOCK,

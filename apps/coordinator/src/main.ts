@@ -1,7 +1,7 @@
 import 'reflect-metadata';
 import { bootstrapApp } from '@mesh/telemetry';
 import { SwaggerModule, type OpenAPIObject } from '@nestjs/swagger';
-import { loadCoordinatorConfig } from './coordinator.config';
+import { loadCoordinatorConfig } from '@mesh/app-config';
 import { CoordinatorModule } from './coordinator.module';
 import { CoordinatorErrorFilter } from './http/coordinator-error.hook';
 import { buildCoordinatorOpenApi } from './openapi/coordinator.openapi';

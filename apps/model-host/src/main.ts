@@ -15,7 +15,7 @@ import { GrpcServer } from './grpc/grpc-server';
 import { HostErrorFilter } from './http/host-error.hook';
 import { MetricsServer } from './http/metrics-server';
 import { installRawBodyParser } from './http/raw-body.parser';
-import { loadModelHostConfig, type ModelHostConfig } from './model-host.config';
+import { loadModelHostConfig, type ModelHostConfig } from '@mesh/app-config';
 import { ModelHostModule } from './model-host.module';
 import { ModelFilesRepository } from './repository/model-files.repository';
 import { ModelManagerService } from './repository/model-manager.service';

@@ -20,7 +20,7 @@ import { installTraceHook } from './http/trace.hook';
 import { AccessLog } from './access-log';
 import { RouterMetrics } from './router.metrics';
 import { GrpcCallRecorder } from './grpc/grpc-call-recorder';
-import { loadRouterConfig, type RouterConfig } from './router.config';
+import { loadRouterConfig, type RouterConfig } from '@mesh/app-config';
 import { RouterModule } from './router.module';
 
 /** Counts what answerClientError answers, once the app (and its metrics) exist. */

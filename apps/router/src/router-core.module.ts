@@ -5,7 +5,7 @@ import { AdminAuthenticator } from '@mesh/tenancy';
 import { ADMIN_AUTHENTICATOR, METRICS_REGISTRY, createMetricsRegistry } from '@mesh/telemetry';
 import type { Logger } from 'pino';
 import { AccessLog } from './access-log';
-import type { RouterConfig } from './router.config';
+import type { RouterConfig } from '@mesh/app-config';
 import { LOGGER, ROUTER_CONFIG } from './router-tokens';
 
 /**

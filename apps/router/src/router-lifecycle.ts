@@ -9,7 +9,7 @@ import {
 import type { TrafficSignalRecorder } from '@mesh/signals';
 import type { Logger } from 'pino';
 import type { HeartbeatPublisher } from './signals/heartbeat-publisher';
-import type { RouterConfig } from './router.config';
+import type { RouterConfig } from '@mesh/app-config';
 
 /** What the router shares with rollouts and dashboards through Redis. */
 export interface RouterSignals {

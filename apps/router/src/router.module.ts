@@ -15,7 +15,7 @@ import { PredictModule } from './predict/predict.module';
 import { RoutingTableModule } from './catalog/routing-table.module';
 import { SignalsModule } from './signals/signals.module';
 import { JobsModule } from './jobs/jobs.module';
-import type { RouterConfig } from './router.config';
+import type { RouterConfig } from '@mesh/app-config';
 import { RouterCoreModule } from './router-core.module';
 import { BackendReadyCheck, RedisReadyCheck, RoutesLoadedCheck } from './router-readiness';
 import {

@@ -3,7 +3,7 @@ import type { RedisClient } from '@mesh/config';
 import { CHUNK_QUEUE, JOB_QUEUE, bullPrefix } from '@mesh/jobs';
 import { DelayedError, UnrecoverableError, Worker, type Job } from 'bullmq';
 import type { Logger } from 'pino';
-import type { BatchWorkerConfig } from '../batch-worker.config';
+import type { BatchWorkerConfig } from '@mesh/app-config';
 import type { ChunkInference, PinnedModel } from '../core/chunk-inference';
 import { WaitForVersion, type ChunkProcessor } from '../core/chunk-processor';
 import type { JobFinalizer } from '../core/job-finalizer';

@@ -8,7 +8,7 @@ import pino from 'pino';
 import { Registry } from 'prom-client';
 import { jobRecord } from '../../../../libs/jobs/src/testing/job-fixtures';
 import { pollUntil } from '../../../../test/support/poll';
-import { loadBatchWorkerConfig } from '../batch-worker.config';
+import { loadBatchWorkerConfig } from '@mesh/app-config';
 import type { ChunkInference, PinnedModel } from '../core/chunk-inference';
 import { ChunkProcessor } from '../core/chunk-processor';
 import { ChunkRunner } from '../core/chunk-runner';

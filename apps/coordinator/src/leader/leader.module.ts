@@ -5,7 +5,7 @@ import { PlacementKeys } from '@mesh/placement';
 import { METRICS_REGISTRY } from '@mesh/telemetry';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
-import type { CoordinatorConfig } from '../coordinator.config';
+import type { CoordinatorConfig } from '@mesh/app-config';
 import { CoordinatorLifecycle } from '../coordinator-lifecycle';
 import {
   COORDINATOR_CONFIG,

@@ -7,7 +7,7 @@ import { RedisTrafficSignalSource, RouterHeartbeatRepository } from '@mesh/signa
 import { METRICS_REGISTRY } from '@mesh/telemetry';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
-import type { CoordinatorConfig } from '../coordinator.config';
+import type { CoordinatorConfig } from '@mesh/app-config';
 import { CLOCK, COORDINATOR_CONFIG, COORDINATOR_LOGGER, REDIS_CLIENT } from '../coordinator-tokens';
 import { KServeBackendFleet } from '../rollout/adapters/kserve-backend-fleet';
 import { RedisDesiredVersions } from '../rollout/adapters/redis-desired-versions';

@@ -7,7 +7,7 @@ import { AdminKeyGuard } from '@mesh/telemetry';
 import type { Logger } from 'pino';
 import { RouteSelector } from '../catalog/route-selector';
 import { RoutingTableModule } from '../catalog/routing-table.module';
-import type { RouterConfig } from '../router.config';
+import type { RouterConfig } from '@mesh/app-config';
 import { LOGGER, REDIS, ROUTER_CONFIG } from '../router-tokens';
 import { AdminController } from './admin.controller';
 import { AdminService } from './admin.service';

@@ -4,7 +4,7 @@ import { KServeBackends, VersionCatalog, type ServableVersion } from '@mesh/infe
 import { RoutingTableCache, RoutingTableRepository, WeightedVersionPicker } from '@mesh/routing';
 import { TenantAuthenticator } from '@mesh/tenancy';
 import type { Logger } from 'pino';
-import type { RouterConfig } from '../router.config';
+import type { RouterConfig } from '@mesh/app-config';
 import { LOGGER, REDIS, ROUTER_CONFIG, ROUTES_SUBSCRIBER } from '../router-tokens';
 import { CallerService } from '../tenancy/caller.service';
 import { RouteSelector } from './route-selector';

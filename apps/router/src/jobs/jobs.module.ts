@@ -15,7 +15,7 @@ import { OpenStreamsRegistry } from '@mesh/telemetry';
 import { RouteSelector } from '../catalog/route-selector';
 import { RoutingTableModule } from '../catalog/routing-table.module';
 import { GrpcErrorFilter } from '../grpc/grpc-error.hook';
-import type { RouterConfig } from '../router.config';
+import type { RouterConfig } from '@mesh/app-config';
 import { JOB_CHANGES_SUBSCRIBER, REDIS, ROUTER_CONFIG } from '../router-tokens';
 import { JobQueryService } from './job-query.service';
 import { JobSubmissionService } from './job-submission.service';

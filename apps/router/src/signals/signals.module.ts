@@ -7,7 +7,7 @@ import { RoutingTableCache, RoutingTableRepository } from '@mesh/routing';
 import { RouterHeartbeatRepository, TrafficSignalRecorder } from '@mesh/signals';
 import { PlacementKeys } from '@mesh/placement';
 import type { Logger } from 'pino';
-import type { RouterConfig } from '../router.config';
+import type { RouterConfig } from '@mesh/app-config';
 import { RouterLifecycle } from '../router-lifecycle';
 import { LOGGER, REDIS, ROUTER_CONFIG } from '../router-tokens';
 import { HeartbeatPublisher } from './heartbeat-publisher';

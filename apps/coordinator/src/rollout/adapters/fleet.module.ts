@@ -2,7 +2,7 @@ import { Module } from '@nestjs/common';
 import { JobPinReader } from '@mesh/jobs';
 import type { KServeClient } from '@mesh/kserve';
 import { RedisTrafficSignalSource, RouterHeartbeatRepository } from '@mesh/signals';
-import type { CoordinatorConfig } from '../../coordinator.config';
+import type { CoordinatorConfig } from '@mesh/app-config';
 import { CLOCK, COORDINATOR_CONFIG, KSERVE_CLIENTS, ROLLOUT_PORTS } from '../../coordinator-tokens';
 import { PlacementAwareFleet } from '../../placement/placement-aware-fleet';
 import { PlacementModule } from '../../placement/placement.module';

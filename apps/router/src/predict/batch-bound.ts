@@ -1,8 +1,5 @@
 import type { RouterConfig } from '@mesh/app-config';
 
-/** The router's environment is declared in @mesh/app-config, where the deploy scripts read it too. */
-export { loadRouterConfig, type RouterConfig } from '@mesh/app-config';
-
 /** Fixed per-item overhead of a KServe request beyond the three INT64 tensors (names, shapes). */
 const PER_ITEM_OVERHEAD_BYTES = 256;
 

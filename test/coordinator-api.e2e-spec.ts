@@ -1,7 +1,7 @@
 import { closeRedis, createRedis, type RedisClient } from '@mesh/config';
 import { RoutingTableRepository } from '@mesh/routing';
 import { startApp, uniquePrefix, type StartedApp } from './support/app-process';
-import { postIgnoringEpipe } from './support/router-mesh';
+import { postExpectContinue } from './support/router-mesh';
 
 jest.setTimeout(120_000);
 
@@ -126,8 +126,7 @@ describe('coordinator rollout API (process, real Redis)', () => {
   });
 
   it('names the body limit in bytes when a body is over it', async () => {
-    // The coordinator may answer before reading the whole body, so a write error is no failure.
-    const res = await postIgnoringEpipe(
+    const res = await postExpectContinue(
       `${app.urls.http}/v1/rollouts`,
       JSON.stringify({ ...plan, pad: 'x'.repeat(1024 * 1024) }),
       { authorization: `Bearer ${ADMIN}` },
@@ -140,6 +139,8 @@ describe('coordinator rollout API (process, real Redis)', () => {
         details: { limitBytes: 1048576 },
       },
     });
+    // Refused on the declared length, before the client uploads any of it.
+    expect(res.uploaded).toBe(false);
   });
 
   it('answers an unknown dashboard view with 400 listing the views', async () => {

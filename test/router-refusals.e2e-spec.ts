@@ -10,7 +10,7 @@ import {
   call,
   grpcCall,
   metricSum,
-  postIgnoringEpipe,
+  postExpectContinue,
   predictorClient,
   startMesh,
   type Mesh,
@@ -86,7 +86,7 @@ describe('every HTTP answer of the predict API is counted once, by its outcome',
     [
       'a body over the limit',
       () =>
-        postIgnoringEpipe(
+        postExpectContinue(
           `${mesh.http}/v1/predict`,
           JSON.stringify({ ...GOOD, text: 'x'.repeat(300 * 1024) }),
           key,

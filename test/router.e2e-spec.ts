@@ -12,7 +12,7 @@ import {
   call,
   grpcCall,
   metricSum,
-  postIgnoringEpipe,
+  postExpectContinue,
   predictorClient,
   predictorService,
   startMesh,
@@ -359,7 +359,7 @@ describe('errors', () => {
     const long = await predict({ task: 'pin-intent-zh-v2', text: '长'.repeat(20_001) });
     expect(long.status).toBe(413);
     expect(long.body.error).toMatchObject({ code: 'TEXT_TOO_LONG', details: { limit: 20000 } });
-    const huge = await postIgnoringEpipe(
+    const huge = await postExpectContinue(
       `${mesh.http}/v1/predict`,
       JSON.stringify({ task: 'pin-intent-zh-v2', text: 'a'.repeat(400 * 1024) }),
       { authorization: `Bearer ${ALL_KEY}` },
@@ -369,6 +369,18 @@ describe('errors', () => {
       code: 'PAYLOAD_TOO_LARGE',
       message: `request body exceeds the limit of ${256 * 1024} bytes`,
       details: { limitBytes: 256 * 1024 },
+    });
+    // Refused on its declared length: the client was never asked for the body.
+    expect(huge.uploaded).toBe(false);
+    // Under the limit, the same client gets the go-ahead, uploads and is answered.
+    const fits = await postExpectContinue(
+      `${mesh.http}/v1/predict`,
+      JSON.stringify({ task: 'pin-intent-zh-v2', text: 'a'.repeat(1024) }),
+      { authorization: `Bearer ${ALL_KEY}` },
+    );
+    expect({ status: fits.status, uploaded: fits.uploaded }).toEqual({
+      status: 200,
+      uploaded: true,
     });
     const batch = await call(mesh.http, 'POST', '/v1/predict:batch', {
       key: ALL_KEY,

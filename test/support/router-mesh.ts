@@ -193,16 +193,17 @@ export function grpcCall<T = any>(
 export { metricSum } from '../../libs/telemetry/src/testing/prometheus-text';
 
 /**
- * POSTs a body the server may refuse before reading it all (413 on Content-Length): the
- * server answers and closes while we still write, which fetch reports as EPIPE.
+ * POSTs a body the way curl does a large one: `Expect: 100-continue`, and the body only once the
+ * server says go ahead. `uploaded` tells whether it did; a server that refuses on the declared
+ * length answers without asking for the body.
  */
-export function postIgnoringEpipe(
+export function postExpectContinue(
   url: string,
   body: string,
   headers: Record<string, string>,
-): Promise<{ status: number; body: any }> {
+): Promise<{ status: number; body: any; uploaded: boolean }> {
   return new Promise((resolve, reject) => {
-    let answered = false;
+    let uploaded = false;
     const req = request(
       url,
       {
@@ -210,23 +211,25 @@ export function postIgnoringEpipe(
         headers: {
           'content-type': 'application/json',
           'content-length': Buffer.byteLength(body),
+          expect: '100-continue',
           ...headers,
         },
       },
       (res) => {
-        answered = true;
         let text = '';
         res.setEncoding('utf8');
         res.on('data', (d: string) => (text += d));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: JSON.parse(text) }));
+        res.on('end', () => {
+          resolve({ status: res.statusCode ?? 0, body: JSON.parse(text), uploaded });
+          req.destroy();
+        });
       },
     );
-    req.on('error', (err: NodeJS.ErrnoException) => {
-      if (err.code !== 'EPIPE' && err.code !== 'ECONNRESET') reject(err);
+    req.on('continue', () => {
+      uploaded = true;
+      req.end(body);
     });
-    req.on('close', () => {
-      if (!answered) reject(new Error('connection closed before any response'));
-    });
-    req.end(body);
+    req.on('error', reject);
+    req.flushHeaders();
   });
 }

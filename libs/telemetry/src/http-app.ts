@@ -1,3 +1,4 @@
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { DynamicModule, INestApplication, Type } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
@@ -41,10 +42,25 @@ export async function createHttpApp(
     },
     ...(options.clientErrorHandler ? { clientErrorHandler: options.clientErrorHandler } : {}),
   });
+  refuseOversizedBeforeUpload(adapter.getInstance().server, options.bodyLimitBytes ?? 1024 * 1024);
   return NestFactory.create<NestFastifyApplication>(module, adapter, {
     logger: new NestPinoLogger(logger),
     abortOnError: false,
     bodyParser: options.nestBodyParsers ?? true,
+  });
+}
+
+/**
+ * A client that sends `Expect: 100-continue` (curl does for large bodies) waits for the go-ahead
+ * before uploading. Node gives it at once by default, so an over-limit body was uploaded only to
+ * be refused, and the refusal (sent with `Connection: close` while the body still streamed in)
+ * could be lost to the connection reset. Withholding the go-ahead when the declared length is
+ * over the limit lets the app's own 413 reach the client before any of the body is sent.
+ */
+function refuseOversizedBeforeUpload(server: Server, limitBytes: number): void {
+  server.on('checkContinue', (req: IncomingMessage, res: ServerResponse) => {
+    if (!(Number(req.headers['content-length']) > limitBytes)) res.writeContinue();
+    server.emit('request', req, res);
   });
 }
 

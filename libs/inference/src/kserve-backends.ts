@@ -98,6 +98,12 @@ export class KServeBackends implements BackendDirectory, InferenceGateway {
     return this.round;
   }
 
+  /** A round begun after this call (one under way may have read the backends before it). */
+  async discoverFresh(): Promise<void> {
+    await this.round;
+    return this.discover();
+  }
+
   /** Called after each round whose verification changed what is routable. */
   onChange(listener: () => void): void {
     this.listeners.push(listener);

@@ -70,7 +70,7 @@ export class DynamicBatcher<T> {
     signal?: AbortSignal,
   ): Promise<R> {
     if (this.closed) {
-      return Promise.reject(new ModelUnavailableError('model version is unloading'));
+      return Promise.reject(new ModelUnavailableError('model version is not ready: unloading'));
     }
     const level = this.levelOf(priority);
     const qp = this.queuePolicy(level);

@@ -13,7 +13,10 @@ export interface ColdStartClock {
 export interface ColdStartPorts {
   /** True once the version is READY on a backend that serves the manifest's bytes. */
   isReady(model: string, version: number): boolean;
-  /** One discovery and verification round (the directory shares concurrent rounds). */
+  /**
+   * One discovery and verification round that starts after the call (concurrent callers share
+   * it): a round begun before a miss or a loaded notice could answer with the state before it.
+   */
   refresh(): Promise<void>;
   /** Records the cold-start ask for the placer (PlacementDemand.request). */
   demand(model: string, version: number): Promise<void>;

@@ -70,7 +70,7 @@ function coldStartWaiter(
   };
   const ports = {
     isReady,
-    refresh: () => backends.discover(),
+    refresh: () => backends.discoverFresh(),
     demand: (model: string, version: number) => demand.request(model, version, by),
     observe: metrics.coldStart.bind(metrics),
     warn: (fields: Record<string, unknown>, message: string) => logger.warn(fields, message),

@@ -1,5 +1,5 @@
 /**
- * `npm run bench:idle [-- --seconds 20]`: CPU a router and a model host use while nobody calls
+ * `npm run bench:idle [-- --seconds 20 --as-written]`: CPU a router and a model host use while nobody calls
  * them (timers, discovery, heartbeats, signal flushes, ORT thread pools). Starts both as the
  * router benchmark does, lets them settle, then reads their CPU time from /proc over the window.
  */
@@ -8,24 +8,26 @@ import { join } from 'node:path';
 import { parseCliArgs } from '../../scripts/cli-args';
 import { cpuSecondsOf } from './bench-measure';
 import { BENCH_MODEL, ROOT, startBenchMesh, type BenchProcess } from './bench-processes';
-import { ensureBuiltAndGenerated, repositoryVariant } from './bench-setup';
+import { asUsersWriteIt, ensureBuiltAndGenerated, repositoryVariant } from './bench-setup';
 
 async function main(): Promise<void> {
   const { values: flags } = parseCliArgs({
     args: process.argv.slice(2),
     // `--cpu-prof <dir>`: the router also writes a CPU profile there (what its idle time goes to).
-    options: { seconds: { type: 'string' }, 'cpu-prof': { type: 'string' } },
+    // `--as-written`: the model's config as Triton users write it (one 2-thread instance).
+    options: {
+      seconds: { type: 'string' },
+      'cpu-prof': { type: 'string' },
+      'as-written': { type: 'boolean' },
+    },
   });
   const seconds = Number(flags.seconds ?? 20);
   const profileDir = flags['cpu-prof'];
   const models = join(ROOT, '.bench-models');
   ensureBuiltAndGenerated(models, BENCH_MODEL.name);
-  const repo = repositoryVariant(
-    models,
-    BENCH_MODEL.name,
-    {},
-    { instances: availableParallelism() },
-  );
+  const repo = flags['as-written']
+    ? repositoryVariant(models, BENCH_MODEL.name, {}, { rewrite: asUsersWriteIt })
+    : repositoryVariant(models, BENCH_MODEL.name, {}, { instances: availableParallelism() });
   const procs: BenchProcess[] = [];
   try {
     const { host, router } = await startBenchMesh(repo.root, procs, {

@@ -88,6 +88,8 @@ async function startModels(config: ModelHostConfig, logger: Logger) {
       interOpThreads: config.ORT_INTER_OP_THREADS,
       graphOptimizationLevel: config.ORT_GRAPH_OPTIMIZATION_LEVEL,
       allowSpinning: config.ORT_ALLOW_SPINNING === '1' || config.ORT_ALLOW_SPINNING === 'true',
+      spinBetweenRuns:
+        config.ORT_SPIN_BETWEEN_RUNS === '1' || config.ORT_SPIN_BETWEEN_RUNS === 'true',
       loneBatchThreads: config.ORT_LONE_BATCH_THREADS,
       cores: availableParallelism(),
     },

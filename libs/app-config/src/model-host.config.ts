@@ -45,6 +45,13 @@ const hostEnv = {
    * operators (a model's `allow_spinning` parameter overrides this either way).
    */
   ORT_ALLOW_SPINNING: z.enum(['0', '1', 'false', 'true']).default('1'),
+  /**
+   * Whether instance sessions keep spinning after a run for ORT's own bounded spell (some tens
+   * of ms) before parking, as ORT does by default, instead of stopping as the run returns. A
+   * steady stream of lone requests then finds the pool threads awake; an idle host still parks
+   * them. The lone-batch session always stops. A model's `spin_between_runs` overrides it.
+   */
+  ORT_SPIN_BETWEEN_RUNS: z.enum(['0', '1', 'false', 'true']).default('1'),
   SHUTDOWN_DRAIN_MS: positiveInt(8000, 600_000),
   /**
    * Resident memory (MB) the host lets its loaded versions add up to; a load that would pass it

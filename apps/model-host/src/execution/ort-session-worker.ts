@@ -111,14 +111,15 @@ async function main(port: Port): Promise<void> {
       executionMode: 'sequential',
       ...(opts.logSeverityLevel !== undefined ? { logSeverityLevel: opts.logSeverityLevel } : {}),
       // ORT reads these as strings and ignores values it does not know, so only '0' / '1'.
-      // Spinning (on by default, for every session) saves waking each pool thread per operator;
-      // force_spinning_stop ends it as soon as a run returns, so threads spin only while a run
-      // may hand them work, never on an idle session between runs.
+      // Spinning (on by default, for every session) saves waking each pool thread per operator.
+      // force_spinning_stop ends it as soon as a run returns; without it (spinBetweenRuns) the
+      // pool keeps spinning for ORT's own bounded spell after a run, so the next request of a
+      // steady stream finds its threads awake, and an idle session still parks them.
       extra: {
         session: {
           intra_op: { allow_spinning: opts.allowSpinning ? '1' : '0' },
           inter_op: { allow_spinning: opts.allowSpinning ? '1' : '0' },
-          force_spinning_stop: '1',
+          force_spinning_stop: opts.spinBetweenRuns === true ? '0' : '1',
         },
       },
     });

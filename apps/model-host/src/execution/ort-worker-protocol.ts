@@ -13,6 +13,11 @@ export interface SessionOptionsData {
   graphOptimizationLevel: 'disabled' | 'basic' | 'extended' | 'all';
   /** ORT's `session.intra_op.allow_spinning` / `session.inter_op.allow_spinning`. */
   allowSpinning: boolean;
+  /**
+   * Leave spinning on after a run (ORT's own spin-then-park, some tens of ms) instead of
+   * `session.force_spinning_stop`; only with `allowSpinning`. Unset: stop as each run returns.
+   */
+  spinBetweenRuns?: boolean;
   /** ORT's log level (0 verbose … 4 fatal); unset: ORT's default, warnings included. */
   logSeverityLevel?: 0 | 1 | 2 | 3 | 4;
 }

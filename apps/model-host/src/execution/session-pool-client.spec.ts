@@ -10,9 +10,18 @@ describe('loneSessionOptions', () => {
     allowSpinning: true,
   };
 
-  it('gives the lone session its threads and leaves the rest, spinning included, as the instances have it', () => {
-    expect(loneSessionOptions(instance, 4)).toEqual({ ...instance, intraOpThreads: 4 });
+  it('gives the lone session its threads and leaves the rest, spinning during runs included, as the instances have it', () => {
+    expect(loneSessionOptions(instance, 4)).toEqual({
+      ...instance,
+      intraOpThreads: 4,
+      spinBetweenRuns: false,
+    });
     expect(instance.intraOpThreads).toBe(1);
+  });
+
+  it('never spins past its run, even where the instances do (batches may start beside it)', () => {
+    const spinning = { ...instance, spinBetweenRuns: true };
+    expect(loneSessionOptions(spinning, 4).spinBetweenRuns).toBe(false);
   });
 
   it('does not spin when the instances may not (ORT_ALLOW_SPINNING=0)', () => {

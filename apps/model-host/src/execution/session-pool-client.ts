@@ -60,7 +60,9 @@ export function loneSessionOptions(
   options: SessionOptionsData,
   threads: number,
 ): SessionOptionsData {
-  return { ...options, intraOpThreads: threads };
+  // Never past its run: the instances may start batches beside it, and a spinning pool would
+  // take their cores.
+  return { ...options, intraOpThreads: threads, spinBetweenRuns: false };
 }
 
 /**

@@ -24,6 +24,8 @@ export interface SessionDefaults {
   interOpThreads: number;
   graphOptimizationLevel: SessionOptionsData['graphOptimizationLevel'];
   allowSpinning: boolean;
+  /** Instance sessions keep spinning for ORT's bounded spell after a run (ORT_SPIN_BETWEEN_RUNS). */
+  spinBetweenRuns?: boolean;
   /**
    * Intra-op threads of the lone-batch session; 0 = none; undefined: every core when the version
    * runs several instances whose sessions each get fewer threads than that.
@@ -112,21 +114,29 @@ export function sessionOptions(
       `parameter 'graph_optimization_level' must be one of ${LEVELS.join(', ')} (got "${level}")`,
     );
   }
-  const spinning = p('allow_spinning');
-  if (spinning !== undefined && !['0', '1', 'false', 'true'].includes(spinning)) {
-    throw new ModelLoadError(
-      `parameter 'allow_spinning' must be one of 0, 1, false, true (got "${spinning}")`,
-    );
-  }
+  const spinning = flagParameter(config, 'allow_spinning', d.allowSpinning);
   return {
     modelPath: path,
     intraOpThreads,
     interOpThreads: int('inter_op_thread_count', d.interOpThreads),
     graphOptimizationLevel: level as SessionOptionsData['graphOptimizationLevel'],
-    allowSpinning:
-      spinning === undefined ? d.allowSpinning : spinning === '1' || spinning === 'true',
+    allowSpinning: spinning,
+    spinBetweenRuns:
+      spinning && flagParameter(config, 'spin_between_runs', d.spinBetweenRuns ?? false),
     ...(d.logSeverityLevel !== undefined ? { logSeverityLevel: d.logSeverityLevel } : {}),
   };
+}
+
+/** A `"0"`/`"1"`/`"false"`/`"true"` parameter, else `fallback`; anything else fails the load. */
+function flagParameter(config: ModelConfig, key: string, fallback: boolean): boolean {
+  const value = config.parameters[key]?.stringValue;
+  if (value === undefined) return fallback;
+  if (!['0', '1', 'false', 'true'].includes(value)) {
+    throw new ModelLoadError(
+      `parameter '${key}' must be one of 0, 1, false, true (got "${value}")`,
+    );
+  }
+  return value === '1' || value === 'true';
 }
 
 /** `lone_batch_threads` (0 turns the lone-batch session off), else the environment or the default. */

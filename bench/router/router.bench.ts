@@ -159,8 +159,8 @@ function machine(instances: number): BenchReport['machine'] {
     onnxruntime: ortVersion,
     threads:
       `${CORES} cores (os.availableParallelism()); hosts: ${instances} instance(s) × intra-op ${Math.max(1, Math.floor(CORES / instances))} (cores ÷ instances, the host's default), ` +
-      `every session spinning during its runs only, plus a lone-batch session × intra-op ${CORES}; ` +
-      `router-as-written: 1 instance (the host's defaults otherwise); ` +
+      `plus a lone-batch session × intra-op ${CORES} that spins during its runs only; ` +
+      `router-as-written: 1 instance × intra-op ${CORES}, spinning past its runs for ORT's bounded spell (the host's defaults); ` +
       `naive peer: 1 session × intra-op ${CORES}, ORT defaults otherwise; ` +
       `raw ORT: each configuration names its split`,
     loadAverage: readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' '),

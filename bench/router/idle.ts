@@ -6,6 +6,7 @@
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { parseCliArgs } from '../../scripts/cli-args';
+import { dropPrefix } from '../../test/support/redis-prefix';
 import { cpuSecondsOf } from './bench-measure';
 import { BENCH_MODEL, ROOT, startBenchMesh, type BenchProcess } from './bench-processes';
 import { asUsersWriteIt, ensureBuiltAndGenerated, repositoryVariant } from './bench-setup';
@@ -29,9 +30,10 @@ async function main(): Promise<void> {
     ? repositoryVariant(models, BENCH_MODEL.name, {}, { rewrite: asUsersWriteIt })
     : repositoryVariant(models, BENCH_MODEL.name, {}, { instances: availableParallelism() });
   const procs: BenchProcess[] = [];
+  const keyPrefix = `bench-idle-${process.pid}`;
   try {
     const { host, router } = await startBenchMesh(repo.root, procs, {
-      keyPrefix: `bench-idle-${process.pid}`,
+      keyPrefix,
       routerNodeArgs: profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [],
     });
     await new Promise((r) => setTimeout(r, 3000));
@@ -47,6 +49,8 @@ async function main(): Promise<void> {
   } finally {
     for (const proc of procs.reverse()) await proc.stop('SIGTERM');
     repo.remove();
+    // The router's heartbeats and signals, once nothing writes there any more.
+    await dropPrefix(keyPrefix);
   }
 }
 

@@ -28,8 +28,9 @@ export async function createHttpApp(
   options: HttpAppOptions = {},
 ): Promise<NestFastifyApplication> {
   const requestMs = options.timeouts?.HTTP_REQUEST_TIMEOUT_MS ?? 300_000;
+  const bodyLimit = options.bodyLimitBytes ?? 1024 * 1024;
   const adapter = new FastifyAdapter({
-    bodyLimit: options.bodyLimitBytes ?? 1024 * 1024,
+    bodyLimit,
     // Without it Fastify disables Node's request timeout: a client trickling its body one byte
     // at a time would hold its socket (and the request's memory) forever.
     requestTimeout: requestMs,
@@ -42,7 +43,7 @@ export async function createHttpApp(
     },
     ...(options.clientErrorHandler ? { clientErrorHandler: options.clientErrorHandler } : {}),
   });
-  refuseOversizedBeforeUpload(adapter.getInstance().server, options.bodyLimitBytes ?? 1024 * 1024);
+  refuseOversizedBeforeUpload(adapter.getInstance().server, bodyLimit);
   return NestFactory.create<NestFastifyApplication>(module, adapter, {
     logger: new NestPinoLogger(logger),
     abortOnError: false,

@@ -28,11 +28,22 @@ export interface BenchReport {
   model: string;
   corpus: Record<string, Record<string, number>>;
   reps?: number;
+  /** The `--baseline` checkout and the `--baseline-env` its arms ran with. */
+  baseline?: { dir: string; env: Record<string, string> };
   points: BenchPoint[];
   durationSeconds: number;
   headline?: Headline;
   /** Hand-written reading of the run (kept when re-rendering). */
   analysis?: string;
+}
+
+/** Which build the `*-baseline` arms ran, and the environment they ran with (when given). */
+function baselineLine(b: BenchReport['baseline']): string[] {
+  if (!b) return [];
+  const env = Object.entries(b.env).map(([k, v]) => `${k}=${v}`);
+  return [
+    `Baseline arms: the build in \`${b.dir}\`${env.length > 0 ? `, with ${env.map((e) => `\`${e}\``).join(', ')}` : ''}.`,
+  ];
 }
 
 export interface MixHeadline {
@@ -354,6 +365,8 @@ export function renderMarkdown(report: BenchReport): string {
     `Machine: ${m.cores} cores, ${m.cpu}, flags ${m.flags.join(' ') || 'n/a'}; Node ${m.node}; onnxruntime-node ${m.onnxruntime}; ${m.threads}.`,
     `Load average (1/5/15 min) before: ${m.loadAverageBefore ?? 'n/a'}, after: ${m.loadAverage ?? 'n/a'}.`,
     `Model: ${report.model}. Run ${report.date}, ${report.durationSeconds} s; every point is the median of ${report.reps ?? 1} interleaved runs. The load generator shares the cores (its CPU is listed).`,
+
+    ...baselineLine(report.baseline),
     '',
     '## Headline',
     '',

@@ -34,7 +34,7 @@ import {
   ROOT,
   type BenchProcess,
 } from './bench-processes';
-import { ensureBuiltAndGenerated, repositoryVariant } from './bench-setup';
+import { asUsersWriteIt, ensureBuiltAndGenerated, repositoryVariant } from './bench-setup';
 import { parseCliArgs } from '../../scripts/cli-args';
 import { postJson } from './http-post';
 import { RawOrtArm, type RawConfig } from './raw-ort.arm';
@@ -60,6 +60,8 @@ interface Args {
   out: string;
   /** Extra config.pbtxt parameters for the host's copy of the model (`--param key=value`). */
   params: Record<string, string>;
+  /** The config as Triton users write it (`asUsersWriteIt`) instead of the tuned one. */
+  asWritten: boolean;
 }
 
 function parseArgs(argv: string[]): Args {
@@ -74,6 +76,7 @@ function parseArgs(argv: string[]): Args {
       models: { type: 'string' },
       out: { type: 'string' },
       param: { type: 'string', multiple: true },
+      'as-written': { type: 'boolean' },
     },
   });
   const mixes = (v.mix ?? 'short').split(',') as TextMix[];
@@ -87,7 +90,8 @@ function parseArgs(argv: string[]): Args {
     seconds: Number(v.seconds ?? 8),
     rounds: Number(v.rounds ?? 3),
     models: resolve(v.models ?? join(ROOT, '.bench-models')),
-    out: v.out ?? join(ROOT, 'docs', 'benchmarks', 'path'),
+    out: v.out ?? join(ROOT, 'docs', 'benchmarks', v['as-written'] ? 'path-as-written' : 'path'),
+    asWritten: v['as-written'] ?? false,
     params: Object.fromEntries(
       (v.param ?? []).map((kv) => {
         const eq = kv.indexOf('=');
@@ -272,6 +276,7 @@ interface PathReport {
   wallSeconds: number;
   args: Pick<Args, 'mixes' | 'seconds' | 'rounds' | 'baseline'> & {
     params?: Record<string, string>;
+    asWritten?: boolean;
   };
   results: RoundResult[];
   analysis?: string[];
@@ -287,7 +292,9 @@ function render(report: PathReport): string {
         args.params ?? {},
       )
         .map(([k, v]) => ` --param ${k}=${v}`)
-        .join('')}${args.baseline ? ` --baseline ${args.baseline}` : ''}\`.`,
+        .join(
+          '',
+        )}${args.asWritten ? ' --as-written' : ''}${args.baseline ? ` --baseline ${args.baseline}` : ''}\`.`,
     '',
     'c=1 over HTTP, one request at a time. Each round times raw ORT b1 (the lone-batch',
     'session’s shape, back to back in the bench process), the naive peer and the router, one',
@@ -340,13 +347,16 @@ async function main(): Promise<void> {
   const model = await loadBenchModel(args.models, MODEL, VERSION);
   const started = new Date();
   const t0 = performance.now();
-  // As the router benchmark's mesh arm: one 1-thread instance per core, dispatch when idle.
-  const repo = repositoryVariant(
-    args.models,
-    MODEL,
-    { dispatch_when_idle: 'true', ...args.params },
-    { instances: CORES },
-  );
+  // As the router benchmark's mesh arm (one 1-thread instance per core, dispatch when idle),
+  // or its as-written arm (one instance, 2 ms queue delay, the host's defaults).
+  const repo = args.asWritten
+    ? repositoryVariant(args.models, MODEL, args.params, { rewrite: asUsersWriteIt })
+    : repositoryVariant(
+        args.models,
+        MODEL,
+        { dispatch_when_idle: 'true', ...args.params },
+        { instances: CORES },
+      );
   const procs: BenchProcess[] = [];
   try {
     const { host, router } = await startBenchMesh(repo.root, procs, {
@@ -378,6 +388,7 @@ async function main(): Promise<void> {
         seconds: args.seconds,
         rounds: args.rounds,
         params: args.params,
+        ...(args.asWritten ? { asWritten: true } : {}),
         ...(args.baseline ? { baseline: args.baseline } : {}),
       },
       results,

@@ -53,6 +53,11 @@ interface Args {
   skipOpen: boolean;
   /** A checkout whose built router the `router-baseline` arm runs. */
   baseline?: string;
+  /**
+   * `--baseline-env NAME=value` (repeatable): environment of the baseline arms' hosts and
+   * routers only, so one setting can be compared on one build (`--baseline .`).
+   */
+  baselineEnv: Record<string, string>;
 }
 
 /**
@@ -109,6 +114,7 @@ function parseArgs(argv: string[]): Args | { render: string } {
       'skip-ceiling': { type: 'boolean' },
       'skip-open': { type: 'boolean' },
       baseline: { type: 'string' },
+      'baseline-env': { type: 'string', multiple: true },
       // `--render` takes its file as an optional positional: a bare `--render` means router.json.
       render: { type: 'boolean' },
     },
@@ -138,6 +144,13 @@ function parseArgs(argv: string[]): Args | { render: string } {
     skipCeiling: v['skip-ceiling'] ?? false,
     skipOpen: v['skip-open'] ?? false,
     baseline: v.baseline,
+    baselineEnv: Object.fromEntries(
+      (v['baseline-env'] ?? []).map((kv) => {
+        const eq = kv.indexOf('=');
+        if (eq <= 0) throw new UsageError(`--baseline-env wants NAME=value (got '${kv}')`);
+        return [kv.slice(0, eq), kv.slice(eq + 1)] as const;
+      }),
+    ),
   };
 }
 
@@ -255,8 +268,8 @@ async function main(): Promise<void> {
   let redisCluster: RedisClusterHarness | undefined;
   let sink: OtlpSink | undefined;
   try {
-    const host = (name: string, repo: string, root = ROOT) =>
-      startBenchHost(name, repo, MODEL, { root });
+    const host = (name: string, repo: string, root = ROOT, env: Record<string, string> = {}) =>
+      startBenchHost(name, repo, MODEL, { root, env });
     const router = (
       name: string,
       h: BenchProcess,
@@ -354,14 +367,21 @@ async function main(): Promise<void> {
     // The whole mesh as built in the baseline checkout (its router on its own host), so a
     // before/after of router and host changes runs in one sitting.
     const hostBaseline = args.arms.includes('router-baseline')
-      ? await host('model-host-baseline', meshRepo.root, args.baseline)
+      ? await host('model-host-baseline', meshRepo.root, args.baseline, args.baselineEnv)
       : undefined;
     if (hostBaseline) {
       all.push(hostBaseline);
       await waitReady(`${hostBaseline.urls.http}/healthz/ready`);
     }
     const routerBaseline = hostBaseline
-      ? await router('router-baseline', hostBaseline, meshRepo.root, 0, {}, args.baseline)
+      ? await router(
+          'router-baseline',
+          hostBaseline,
+          meshRepo.root,
+          0,
+          args.baselineEnv,
+          args.baseline,
+        )
       : undefined;
     if (routerBaseline) all.push(routerBaseline);
     // The router at its defaults (no pad multiple, coalescing as deployed) before a host that
@@ -379,7 +399,12 @@ async function main(): Promise<void> {
     if (routerAsWritten) all.push(routerAsWritten);
     // The same config as written, served by the baseline build: the before of "fast by default".
     const hostAsWrittenBaseline = args.arms.some((a) => a.startsWith('router-as-written-baseline'))
-      ? await host('model-host-as-written-baseline', asWrittenRepo.root, args.baseline)
+      ? await host(
+          'model-host-as-written-baseline',
+          asWrittenRepo.root,
+          args.baseline,
+          args.baselineEnv,
+        )
       : undefined;
     if (hostAsWrittenBaseline) {
       all.push(hostAsWrittenBaseline);
@@ -391,7 +416,7 @@ async function main(): Promise<void> {
           hostAsWrittenBaseline,
           asWrittenRepo.root,
           undefined,
-          {},
+          args.baselineEnv,
           args.baseline,
         )
       : undefined;
@@ -443,6 +468,7 @@ async function main(): Promise<void> {
       model: `${MODEL} v${VERSION} (small: 6 layers, hidden 384), pipeline ${model.pre.pipeline.id}, maxLength ${model.pre.manifest.maxLength}`,
       corpus: histograms,
       reps: args.reps,
+      ...(args.baseline ? { baseline: { dir: args.baseline, env: args.baselineEnv } } : {}),
       points,
       headline: headline(points, CORES),
       durationSeconds: Math.round((Date.now() - started) / 1000),

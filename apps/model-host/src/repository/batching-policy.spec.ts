@@ -60,7 +60,7 @@ describe('batchingPolicyOf', () => {
     expect(batchingPolicyOf(param('0')).dispatchWhenIdle).toBe(false);
     expect(batchingPolicyOf(param('true')).dispatchWhenIdle).toBe(true);
     expect(() => batchingPolicyOf(param('soon'))).toThrow(
-      "parameter 'dispatch_when_idle' must be true or false",
+      "parameter 'dispatch_when_idle' must be one of 0, 1, false, true",
     );
   });
 
@@ -106,7 +106,7 @@ dynamic_batching { max_queue_delay_microseconds: 2000 }`),
       batchingPolicyOf(params({ dispatch_when_idle: 'false', balance_instances: 'false' })),
     ).toMatchObject({ dispatchWhenIdle: false, balanceInstances: false });
     expect(() => batchingPolicyOf(params({ balance_instances: 'maybe' }))).toThrow(
-      "parameter 'balance_instances' must be true or false",
+      "parameter 'balance_instances' must be one of 0, 1, false, true",
     );
   });
 });

@@ -1,5 +1,7 @@
 import type { ModelConfig, QueuePolicy as ConfigQueuePolicy } from '@mesh/model-repository';
 import type { BatchingPolicy, QueuePolicy } from '../batching/batching.types';
+import { flagParameter, nonNegativeIntParameter } from './config-parameters';
+import { ModelLoadError } from './model-load.errors';
 
 function queuePolicy(q: ConfigQueuePolicy | undefined): QueuePolicy {
   return {
@@ -21,7 +23,7 @@ function paddingRatio(config: ModelConfig): number {
   if (raw === undefined) return DEFAULT_MAX_PADDING_RATIO;
   const n = Number(raw);
   if (!Number.isFinite(n) || (n !== 0 && n < 1)) {
-    throw new Error(
+    throw new ModelLoadError(
       `parameter 'max_padding_ratio' must be 0 (no limit) or a number >= 1 (got "${raw}")`,
     );
   }
@@ -34,28 +36,12 @@ function paddingRatio(config: ModelConfig): number {
  */
 export const DEFAULT_LOW_PRIORITY_MAX_BATCH_TOKENS = 512;
 
-/** An integer config parameter >= 0 (token budgets, instance counts, milliseconds). */
 function nonNegativeInt(config: ModelConfig, name: string, fallback: number): number {
-  const raw = config.parameters[name]?.stringValue;
-  if (raw === undefined) return fallback;
-  const n = Number(raw);
-  if (!Number.isSafeInteger(n) || n < 0) {
-    throw new Error(`parameter '${name}' must be an integer >= 0 (got "${raw}")`);
-  }
-  return n;
+  return nonNegativeIntParameter(config, name) ?? fallback;
 }
 
 /** Default time a top-priority request keeps reserved instances reserved (`top_priority_reserve_ms`). */
 export const DEFAULT_TOP_PRIORITY_RESERVE_MS = 1000;
-
-function booleanParameter(config: ModelConfig, name: string, fallback: boolean): boolean {
-  const raw = config.parameters[name]?.stringValue;
-  if (raw === undefined) return fallback;
-  if (!['true', 'false', '1', '0'].includes(raw)) {
-    throw new Error(`parameter '${name}' must be true or false (got "${raw}")`);
-  }
-  return raw === 'true' || raw === '1';
-}
 
 /**
  * Default of `dispatch_when_idle`: a request that finds an instance free and nothing queued goes
@@ -79,7 +65,7 @@ export const DEFAULT_BALANCE_INSTANCES = true;
 function batchOrder(config: ModelConfig): 'length' | 'arrival' {
   const raw = config.parameters.batch_order?.stringValue ?? 'length';
   if (raw !== 'length' && raw !== 'arrival') {
-    throw new Error(`parameter 'batch_order' must be length or arrival (got "${raw}")`);
+    throw new ModelLoadError(`parameter 'batch_order' must be length or arrival (got "${raw}")`);
   }
   return raw;
 }
@@ -106,9 +92,9 @@ export function batchingPolicyOf(config: ModelConfig): BatchingPolicy {
       'low_priority_max_batch_tokens',
       DEFAULT_LOW_PRIORITY_MAX_BATCH_TOKENS,
     ),
-    dispatchWhenIdle: booleanParameter(config, 'dispatch_when_idle', DEFAULT_DISPATCH_WHEN_IDLE),
+    dispatchWhenIdle: flagParameter(config, 'dispatch_when_idle', DEFAULT_DISPATCH_WHEN_IDLE),
     batchOrder: batchOrder(config),
-    balanceInstances: booleanParameter(config, 'balance_instances', DEFAULT_BALANCE_INSTANCES),
+    balanceInstances: flagParameter(config, 'balance_instances', DEFAULT_BALANCE_INSTANCES),
     topPriorityReservedInstances: nonNegativeInt(config, 'top_priority_reserved_instances', 0),
     topPriorityReserveMs: nonNegativeInt(
       config,

@@ -12,7 +12,8 @@ import { MemoryBudgetService } from './memory-budget.service';
 import type { ModelFiles, ModelFilesRepository } from './model-files.repository';
 import { indexRows, type ModelEntry, type ModelIndexEntry } from './model-index';
 import { loadModelVersion } from './model-version-builder';
-import { ModelLoadError, checkPlatform, type SessionDefaults } from './model-version-loader';
+import { ModelLoadError } from './model-load.errors';
+import { checkPlatform, type SessionDefaults } from './model-version-loader';
 import { planBuilds, swapIn, type BuildPlan, type BuildResult } from './version-rebuild-plan';
 
 export type ControlMode = 'none' | 'explicit';

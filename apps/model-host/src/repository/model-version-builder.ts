@@ -21,12 +21,12 @@ import {
   checkPlatform,
   decideSplit,
   loneBatchThreads,
-  ModelLoadError,
   sessionOptions,
   tensorSpecs,
   warmupInputs,
   type SessionDefaults,
 } from './model-version-loader';
+import { ModelLoadError } from './model-load.errors';
 import { readOnnxGraphWiringFile } from './onnx-graph-reader';
 
 /** Told how a version without an instance count was split (one info line per version). */

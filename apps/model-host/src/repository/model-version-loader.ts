@@ -1,7 +1,6 @@
 import { ELEMENT_BYTES, configTypeToDatatype } from '@mesh/kserve';
 import { checkModelSignature, type ModelConfig } from '@mesh/model-repository';
 import { assembleBatch, feedsOf } from '../batching/batch-assembler';
-import { HostError } from '../core/model-host.errors';
 import type { HostTensor } from '../core/inference.types';
 import type { ModelVersionSpec, TensorSpec } from '../core/model-spec';
 import type { SessionOptionsData } from '../execution/ort-worker-protocol';
@@ -12,6 +11,8 @@ import {
   splitForThreads,
   type InstanceSplit,
 } from './instance-split';
+import { flagParameter, nonNegativeIntParameter } from './config-parameters';
+import { ModelLoadError } from './model-load.errors';
 
 export const SUPPORTED_PLATFORM = 'onnxruntime_onnx';
 export const UNSUPPORTED_PLATFORM_REASON =
@@ -56,13 +57,6 @@ export function defaultLoneBatchThreads(
   return instances > 1 && intraOpThreads < cores ? cores : 0;
 }
 
-/** A load that failed for a reason an operator can act on (shown in the repository index). */
-export class ModelLoadError extends HostError {
-  constructor(message: string) {
-    super('INVALID_ARGUMENT', message);
-  }
-}
-
 const LEVELS = ['disabled', 'basic', 'extended', 'all'] as const;
 
 export function tensorSpecs(config: ModelConfig, which: 'input' | 'output'): TensorSpec[] {
@@ -85,18 +79,9 @@ export function checkPlatform(config: ModelConfig): void {
   if (!ok) throw new ModelLoadError(UNSUPPORTED_PLATFORM_REASON);
 }
 
-function intParameter(config: ModelConfig, k: string): number | undefined {
-  const v = config.parameters[k]?.stringValue;
-  if (v === undefined) return undefined;
-  const n = Number(v);
-  if (!Number.isInteger(n) || n < 0)
-    throw new ModelLoadError(`parameter '${k}' must be an integer >= 0 (got "${v}")`);
-  return n;
-}
-
 /** Intra-op threads set explicitly: config's intra_op_thread_count (0 = unset), else the environment. */
 function explicitIntraOpThreads(config: ModelConfig, d: SessionDefaults): number | undefined {
-  return intParameter(config, 'intra_op_thread_count') || d.intraOpThreads;
+  return nonNegativeIntParameter(config, 'intra_op_thread_count') || d.intraOpThreads;
 }
 
 export function sessionOptions(
@@ -107,7 +92,8 @@ export function sessionOptions(
 ): SessionOptionsData {
   const p = (k: string): string | undefined => config.parameters[k]?.stringValue;
   // 0 means "the default", as in Triton's ORT backend.
-  const int = (k: string, fallback: number): number => intParameter(config, k) || fallback;
+  const int = (k: string, fallback: number): number =>
+    nonNegativeIntParameter(config, k) || fallback;
   const level = p('graph_optimization_level') ?? d.graphOptimizationLevel;
   if (!(LEVELS as readonly string[]).includes(level)) {
     throw new ModelLoadError(
@@ -127,18 +113,6 @@ export function sessionOptions(
   };
 }
 
-/** A `"0"`/`"1"`/`"false"`/`"true"` parameter, else `fallback`; anything else fails the load. */
-function flagParameter(config: ModelConfig, key: string, fallback: boolean): boolean {
-  const value = config.parameters[key]?.stringValue;
-  if (value === undefined) return fallback;
-  if (!['0', '1', 'false', 'true'].includes(value)) {
-    throw new ModelLoadError(
-      `parameter '${key}' must be one of 0, 1, false, true (got "${value}")`,
-    );
-  }
-  return value === '1' || value === 'true';
-}
-
 /** `lone_batch_threads` (0 turns the lone-batch session off), else the environment or the default. */
 export function loneBatchThreads(
   config: ModelConfig,
@@ -147,7 +121,7 @@ export function loneBatchThreads(
   intraOpThreads: number,
 ): number {
   return (
-    intParameter(config, 'lone_batch_threads') ??
+    nonNegativeIntParameter(config, 'lone_batch_threads') ??
     d.loneBatchThreads ??
     defaultLoneBatchThreads(d.cores, instances, intraOpThreads)
   );

@@ -1,4 +1,4 @@
-import { UsageError, parseCliArgs } from './cli-args';
+import { UsageError, keyValueOption, parseCliArgs } from './cli-args';
 
 const options = {
   size: { type: 'string' },
@@ -45,5 +45,19 @@ describe('parseCliArgs', () => {
     }
     expect(error).toBeInstanceOf(UsageError);
     expect((error as Error).message).toBe("Unknown option '-x'");
+  });
+});
+
+describe('keyValueOption', () => {
+  it('reads repeated NAME=value into a record, splitting at the first =', () => {
+    expect(keyValueOption(['A=1', 'B=x=y', 'C='], 'env')).toEqual({ A: '1', B: 'x=y', C: '' });
+    expect(keyValueOption(undefined, 'env')).toEqual({});
+  });
+
+  it.each(['A', '=1'])('refuses %p, naming the flag', (bad) => {
+    expect(() => keyValueOption([bad], 'baseline-env')).toThrow(UsageError);
+    expect(() => keyValueOption([bad], 'baseline-env')).toThrow(
+      `--baseline-env wants NAME=value (got '${bad}')`,
+    );
   });
 });

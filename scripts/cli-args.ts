@@ -36,3 +36,17 @@ function usageMessage(err: unknown): string {
   const message = typeof raw === 'string' ? raw : String(err);
   return message.split('. To specify a positional argument')[0] ?? message;
 }
+
+/**
+ * The values of a repeatable `--<flag> NAME=value` option as a record (the first `=` splits);
+ * a value without a name throws a UsageError naming the flag.
+ */
+export function keyValueOption(values: string[] | undefined, flag: string): Record<string, string> {
+  return Object.fromEntries(
+    (values ?? []).map((kv) => {
+      const eq = kv.indexOf('=');
+      if (eq <= 0) throw new UsageError(`--${flag} wants NAME=value (got '${kv}')`);
+      return [kv.slice(0, eq), kv.slice(eq + 1)] as const;
+    }),
+  );
+}

@@ -35,7 +35,7 @@ import {
   type BenchProcess,
 } from './bench-processes';
 import { asUsersWriteIt, ensureBuiltAndGenerated, repositoryVariant } from './bench-setup';
-import { parseCliArgs } from '../../scripts/cli-args';
+import { keyValueOption, parseCliArgs } from '../../scripts/cli-args';
 import { postJson } from './http-post';
 import { RawOrtArm, type RawConfig } from './raw-ort.arm';
 
@@ -92,13 +92,7 @@ function parseArgs(argv: string[]): Args {
     models: resolve(v.models ?? join(ROOT, '.bench-models')),
     out: v.out ?? join(ROOT, 'docs', 'benchmarks', v['as-written'] ? 'path-as-written' : 'path'),
     asWritten: v['as-written'] ?? false,
-    params: Object.fromEntries(
-      (v.param ?? []).map((kv) => {
-        const eq = kv.indexOf('=');
-        if (eq <= 0) throw new Error(`--param wants key=value (got '${kv}')`);
-        return [kv.slice(0, eq), kv.slice(eq + 1)] as const;
-      }),
-    ),
+    params: keyValueOption(v.param, 'param'),
   };
 }
 

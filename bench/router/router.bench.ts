@@ -10,7 +10,7 @@ import { availableParallelism, cpus } from 'node:os';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createRedis, closeRedis, formatHostPort } from '@mesh/config';
-import { UsageError, parseCliArgs } from '../../scripts/cli-args';
+import { UsageError, keyValueOption, parseCliArgs } from '../../scripts/cli-args';
 import { RedisClusterHarness } from '../../test/support/redis-servers';
 import { buildCorpus, lengthHistogram, type TextMix } from './bench-corpus';
 import { measure, openLoop, round, type MeasureOptions, type PointResult } from './bench-measure';
@@ -144,13 +144,7 @@ function parseArgs(argv: string[]): Args | { render: string } {
     skipCeiling: v['skip-ceiling'] ?? false,
     skipOpen: v['skip-open'] ?? false,
     baseline: v.baseline,
-    baselineEnv: Object.fromEntries(
-      (v['baseline-env'] ?? []).map((kv) => {
-        const eq = kv.indexOf('=');
-        if (eq <= 0) throw new UsageError(`--baseline-env wants NAME=value (got '${kv}')`);
-        return [kv.slice(0, eq), kv.slice(eq + 1)] as const;
-      }),
-    ),
+    baselineEnv: keyValueOption(v['baseline-env'], 'baseline-env'),
   };
 }
 

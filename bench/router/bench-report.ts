@@ -120,6 +120,9 @@ export interface AsWritten {
   /** p50 at c=1 minus the peer's, ms. */
   overPeerHttp: number;
   overPeerGrpc: number;
+  /** The same over PredictStream (`router-as-written-grpc-stream`), when it ran. */
+  p50GrpcStream?: number;
+  overPeerGrpcStream?: number;
   /** c=32 throughput ÷ the peer's, and p99s (ms). */
   vsPeer32: number;
   vsPeer32Grpc: number;
@@ -136,7 +139,12 @@ function asWrittenOf(points: readonly BenchPoint[], mix: TextMix): AsWritten | u
   if (!a1 && !g1 && !a32 && !g32) return undefined;
   const n1 = find(points, 'naive-peer', mix, 1);
   const p32 = find(points, 'naive-peer', mix, 32);
+  const s1 = find(points, 'router-as-written-grpc-stream', mix, 1);
   return {
+    ...(s1 && {
+      p50GrpcStream: s1.p50,
+      overPeerGrpcStream: r2(s1.p50 - (n1?.p50 ?? NaN)),
+    }),
     p50Http: a1?.p50 ?? NaN,
     p50Grpc: g1?.p50 ?? NaN,
     overPeerHttp: r2((a1?.p50 ?? NaN) - (n1?.p50 ?? NaN)),
@@ -427,6 +435,18 @@ export function renderMarkdown(report: BenchReport): string {
                 ? `+${x.asWritten.overPeerHttp}; +${x.asWritten.overPeerGrpc} ms (${x.asWritten.p50Http}; ${x.asWritten.p50Grpc} vs ${x.peerP50})`
                 : 'n/a',
           ),
+          ...(h.mixes.some((x) => x.asWritten?.p50GrpcStream !== undefined)
+            ? [
+                row(
+                  'config as written: c=1 p50 over the naive peer, gRPC PredictStream (`router-as-written-grpc-stream`)',
+                  '≤ 1 ms',
+                  (x) =>
+                    x.asWritten?.p50GrpcStream !== undefined
+                      ? `+${x.asWritten.overPeerGrpcStream} ms (${x.asWritten.p50GrpcStream} vs ${x.peerP50})`
+                      : 'n/a',
+                ),
+              ]
+            : []),
           row(
             'config as written ÷ naive peer, c=32 (HTTP; gRPC), p99 vs peer',
             '≥ 1.3, p99 ≤ peer',

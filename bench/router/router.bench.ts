@@ -76,13 +76,15 @@ const CLOSED_ARMS = [
 ];
 
 /**
- * Opt-in arms (`--arms`): gRPC into the router with every request on one PredictStream call,
+ * Opt-in arms (`--arms`): gRPC into the router with every request on one PredictStream call
+ * (`router-grpc-stream`, and `router-as-written-grpc-stream` before the as-written host),
  * the mesh router with traffic signals off, to price recording them, gRPC into the router with
  * coalescing off, and `router-baseline`: router and model host built in
  * another checkout (`--baseline <dir>`, e.g. the commit before a change), the mesh before it.
  */
 const EXTRA_ARMS = [
   'router-grpc-stream',
+  'router-as-written-grpc-stream',
   'router-nosignals',
   'router-grpc-nocoalesce',
   'router-unary',
@@ -629,6 +631,11 @@ async function closedLoop(
         shot: (i: number) => asWrittenGrpc!.predict(TASK, corpus[i % corpus.length]!),
         pids: { router: p.routerAsWritten.pid, host: p.hostAsWritten!.pid },
         note: 'as router-as-written, over gRPC (same router and host)',
+      },
+      'router-as-written-grpc-stream': {
+        shot: (i: number) => asWrittenGrpc!.predictOnStream(TASK, corpus[i % corpus.length]!),
+        pids: { router: p.routerAsWritten.pid, host: p.hostAsWritten!.pid },
+        note: 'as router-as-written-grpc, every request on one PredictStream call (same router and host)',
       },
     }),
     ...(p.routerAsWrittenBaseline && {

@@ -60,22 +60,28 @@ describe('ModelVersionRuntime', () => {
     expect(text).toContain('mesh_host_batch_elements_total{model="m",version="1",kind="real"} 10');
   });
 
-  it('marks a batch alone only when nothing is queued behind it, and counts lone executions', async () => {
+  it('marks a batch alone only when nothing is queued behind it and none of it waited, and counts lone executions', async () => {
     const executor = new HeldInstances(1);
     const registry = new Registry();
     const runtime = new ModelVersionRuntime(spec, executor, new HostMetrics(registry));
     const answers = [runtime.infer(inferRequest('a'))];
     await turn();
     answers.push(runtime.infer(inferRequest('b')), runtime.infer(inferRequest('c')));
-    // 'a' started with nothing behind it; 'b' starts while 'c' still waits; then 'c' alone.
+    // 'a' found the version idle; 'b' starts while 'c' still waits; 'c' has nothing behind it
+    // but waited for 'b' to end: load, not a lone request.
     executor.finish(0, 1, { lone: true });
     await turn();
     executor.finish(1);
     await turn();
     executor.finish(2);
     await Promise.all(answers);
-    expect(executor.alone).toEqual([true, false, true]);
+    // Once it is all over, the next request finds the version idle again.
+    const d = runtime.infer(inferRequest('d'));
+    await turn();
+    executor.finish(3, 1, { lone: true });
+    await d;
+    expect(executor.alone).toEqual([true, false, false, true]);
     const text = await registry.getSingleMetricAsString('mesh_host_lone_executions_total');
-    expect(text).toContain('mesh_host_lone_executions_total{model="m",version="1"} 1');
+    expect(text).toContain('mesh_host_lone_executions_total{model="m",version="1"} 2');
   });
 });

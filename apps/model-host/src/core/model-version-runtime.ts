@@ -67,6 +67,8 @@ export class ModelVersionRuntime {
   private readonly labels: { model: string; version: string };
   /** Batches run so far: the last part of the batch id a traced request's span records. */
   private batches = 0;
+  /** When the latest batch ended (hrtime ns), failed ones included. */
+  private lastEndedNs = -1n;
 
   constructor(
     readonly spec: ModelVersionSpec,
@@ -191,18 +193,22 @@ export class ModelVersionRuntime {
     const seq = ++this.batches;
     const { inputs, layout } = assembleBatch(batch.map((b) => b.payload.inputs));
     const outputNames = [...new Set(batch.flatMap((b) => b.payload.outputs))];
+    // A lone request may take every core (the lone-batch session): nothing waits behind its
+    // batch, and none of its requests waited for another batch to end. A batch that did wait is
+    // load even with nothing behind it, and runs on an instance: with one instance, the batcher
+    // runs one batch at a time, so under load each batch would otherwise find the queue empty.
+    const waited = batch.some((item) => item.enqueuedNs < this.lastEndedNs);
     let result: RunResult;
     try {
-      result = await this.executor.run(
-        feedsOf(inputs),
-        outputNames,
-        // Nothing waits behind this batch: it may take every core (the lone-batch session).
-        { alone: this.batcher.queued === 0 },
-      );
+      result = await this.executor.run(feedsOf(inputs), outputNames, {
+        alone: this.batcher.queued === 0 && !waited,
+      });
     } catch (err: unknown) {
       throw err instanceof HostError
         ? err
         : new InferenceExecutionError(`model execution failed: ${(err as Error).message}`);
+    } finally {
+      this.lastEndedNs = process.hrtime.bigint();
     }
     const ended = process.hrtime.bigint();
     const compute = { inputNs: result.inputNs, inferNs: result.inferNs, outputNs: result.outputNs };

@@ -9,6 +9,7 @@ import type {
   WireTensor,
   WorkerReply,
 } from './ort-worker-protocol';
+import { instanceSessionOptions, loneSessionOptions } from './pool-session-options';
 
 export interface RunResult {
   outputs: WireTensor[];
@@ -46,23 +47,6 @@ function workerEntry(): { file: string; execArgv: string[] } {
     file: join(__dirname, 'ort-session-worker.ts'),
     execArgv: ['--require', require.resolve('tsx/cjs')],
   };
-}
-
-/**
- * The lone-batch session's options: every core it is given; spinning as the instances have it
- * (on by default: a lone run has the machine to itself, and between its operators the other
- * threads spin instead of sleeping and being woken again, which on a 2-core VM cut a lone short
- * text by about 1.5 ms with no more CPU per request; the worker stops the spinning as each run
- * returns, so an idle session burns nothing — ADR 0013). `ORT_ALLOW_SPINNING=0` or a model's
- * `allow_spinning: "0"` turns it off for this session too.
- */
-export function loneSessionOptions(
-  options: SessionOptionsData,
-  threads: number,
-): SessionOptionsData {
-  // Never past its run: the instances may start batches beside it, and a spinning pool would
-  // take their cores.
-  return { ...options, intraOpThreads: threads, spinBetweenRuns: false };
 }
 
 /**
@@ -127,6 +111,8 @@ export class SessionPoolClient {
   onCapacity: () => void = () => undefined;
 
   private constructor(
+    /** Instances the pool keeps (a dead one is replaced). */
+    private readonly count: number,
     private readonly options: SessionOptionsData,
     private readonly loneBatchThreads: number,
     poolOptions: SessionPoolOptions,
@@ -144,7 +130,7 @@ export class SessionPoolClient {
     loneBatchThreads = 0,
     poolOptions: SessionPoolOptions = {},
   ): Promise<SessionPoolClient> {
-    const pool = new SessionPoolClient(options, loneBatchThreads, poolOptions);
+    const pool = new SessionPoolClient(count, options, loneBatchThreads, poolOptions);
     try {
       const spawns = Array.from({ length: count }, () => pool.spawn(false));
       if (loneBatchThreads > 0) spawns.push(pool.spawn(true));
@@ -224,8 +210,8 @@ export class SessionPoolClient {
   private spawn(lone: boolean): Promise<void> {
     const entry = workerEntry();
     const workerData = lone
-      ? loneSessionOptions(this.options, this.loneBatchThreads)
-      : this.options;
+      ? loneSessionOptions(this.options, this.loneBatchThreads, this.count)
+      : instanceSessionOptions(this.options, this.loneBatchThreads);
     const worker = new Worker(entry.file, { workerData, execArgv: entry.execArgv });
     const inst: Instance = { worker, busy: false, ready: false, lone, pending: new Map() };
     if (lone) this.lone = inst;

@@ -25,7 +25,7 @@ export interface SessionDefaults {
   interOpThreads: number;
   graphOptimizationLevel: SessionOptionsData['graphOptimizationLevel'];
   allowSpinning: boolean;
-  /** Instance sessions keep spinning for ORT's bounded spell after a run (ORT_SPIN_BETWEEN_RUNS). */
+  /** Sessions that serve lone requests keep spinning for ORT's bounded spell after a run (ORT_SPIN_BETWEEN_RUNS). */
   spinBetweenRuns?: boolean;
   /**
    * Intra-op threads of the lone-batch session; 0 = none; undefined: every core when the version
@@ -47,7 +47,9 @@ export function defaultIntraOpThreads(cores: number, instances: number): number 
  * The lone-batch session's threads when neither the environment nor config.pbtxt sets them:
  * instances split the cores for throughput, so a batch that runs alone would use only its
  * instance's share; one extra session with every core serves it instead. One instance that
- * already has every core needs none.
+ * already has every core gets none by default: a twin that spins for it (`lone_batch_threads`
+ * set on a one-instance config, see `instanceSessionOptions`) serves loads of many callers with
+ * less CPU, but costs a second copy of the model and some CPU while idle (ADR 0013).
  */
 export function defaultLoneBatchThreads(
   cores: number,

@@ -6,7 +6,7 @@ import { Registry } from 'prom-client';
 import { HostMetrics } from '../core/host.metrics';
 import type { ModelVersionRuntime } from '../core/model-version-runtime';
 import { BuildMemoryMeter } from './build-memory-meter';
-import { buildModelVersion } from './model-version-builder';
+import { buildModelVersion, hostSessionDefaults } from './model-version-builder';
 import { warmupInputs, type SessionDefaults } from './model-version-loader';
 
 const ROOT = join(__dirname, '..', '..', '..', '..');
@@ -14,14 +14,7 @@ const DIR = join(ROOT, 'model_repository', 'sentiment-en');
 const MODEL = join(DIR, '1', 'model.onnx');
 
 /** The host's defaults on 2 cores: the config's one instance gets both as intra-op threads. */
-const DEFAULTS: SessionDefaults = {
-  intraOpThreads: undefined,
-  interOpThreads: 1,
-  graphOptimizationLevel: 'all',
-  allowSpinning: true,
-  spinBetweenRuns: true,
-  cores: 2,
-};
+const DEFAULTS: SessionDefaults = { ...hostSessionDefaults(2), spinBetweenRuns: true };
 
 /** sentiment-en's own config (one instance, as Triton users write it), with extra parameters. */
 function config(parameters: Record<string, string> = {}) {

@@ -210,7 +210,7 @@ export class ModelVersionRuntime {
     } finally {
       this.lastEndedNs = process.hrtime.bigint();
     }
-    const ended = process.hrtime.bigint();
+    const ended = this.lastEndedNs;
     const compute = { inputNs: result.inputNs, inferNs: result.inferNs, outputNs: result.outputNs };
     const batchRows = layout.rows.reduce((a, b) => a + b, 0);
     this.stats.recordExecution(batchRows, compute);

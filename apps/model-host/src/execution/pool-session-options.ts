@@ -38,6 +38,6 @@ export function loneSessionOptions(
   return {
     ...options,
     intraOpThreads: threads,
-    spinBetweenRuns: instances === 1 ? options.spinBetweenRuns === true : false,
+    spinBetweenRuns: instances === 1 && options.spinBetweenRuns === true,
   };
 }

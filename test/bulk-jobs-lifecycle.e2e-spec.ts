@@ -276,6 +276,9 @@ describe('bulk job lifecycle (router, model host in explicit mode, one worker)',
     const list = await mesh_(['job', 'list', '--state', 'completed']);
     expect(list.stdout).toMatch(new RegExp(`^${accepted.jobId}\\s+completed\\s+250/250$`, 'm'));
 
+    // With no worker running the job stays queued, so the cancel below always finds it
+    // unfinished, however fast this machine would have run it.
+    expect(await worker.stop('SIGTERM')).toBe(0);
     const big = join(scratch, 'big.ndjson');
     writeFileSync(big, ndjsonOf(60 * CHUNK));
     const queued = await mesh_([
@@ -291,6 +294,19 @@ describe('bulk job lifecycle (router, model host in explicit mode, one worker)',
     const bigId = JSON.parse(queued.stdout.trim()).jobId;
     const cancelled = await mesh_(['job', 'cancel', bigId]);
     expect(JSON.parse(cancelled.stdout)).toMatchObject({ id: bigId, state: 'cancelled' });
+    // A worker that starts afterwards runs none of the cancelled job's chunks.
+    worker = await startWorker(workerEnv());
+    await pollUntil(
+      async () => {
+        const counts = await chunkQueueCounts(REDIS_URL, prefix);
+        return counts.waiting + counts.prioritized + counts.active === 0 ? true : undefined;
+      },
+      { timeoutMs: 30_000, what: 'the chunk queue to drain' },
+    );
+    expect(JSON.parse((await mesh_(['job', 'status', bigId])).stdout)).toMatchObject({
+      state: 'cancelled',
+      processed: 0,
+    });
 
     const missing = await mesh_(['job', 'status', 'no-such-job']);
     expect(missing.code).not.toBe(0);

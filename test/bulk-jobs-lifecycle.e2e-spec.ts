@@ -298,8 +298,12 @@ describe('bulk job lifecycle (router, model host in explicit mode, one worker)',
     worker = await startWorker(workerEnv());
     await pollUntil(
       async () => {
-        const counts = await chunkQueueCounts(REDIS_URL, prefix);
-        return counts.waiting + counts.prioritized + counts.active === 0 ? true : undefined;
+        const {
+          waiting = 0,
+          prioritized = 0,
+          active = 0,
+        } = await chunkQueueCounts(REDIS_URL, prefix);
+        return waiting + prioritized + active === 0 ? true : undefined;
       },
       { timeoutMs: 30_000, what: 'the chunk queue to drain' },
     );

@@ -8,6 +8,8 @@ export interface ThroughputResult {
   items: number;
   seconds: number;
   itemsPerSecond: number;
+  /** From the upload's first byte to the 202 (items parsed, chunked and queued). */
+  acceptedMs: number;
   timeToFirstResultMs: number;
   redisPeakBytesPer100k: number;
   online?: { idle: ProbeResult; withBulk: ProbeResult };
@@ -93,6 +95,7 @@ export async function runThroughput(opts: {
       body,
     });
     const job = (await res.json()) as { jobId: string; total: number };
+    const acceptedMs = performance.now() - t0;
     if (res.status !== 202) throw new Error(`submit: HTTP ${res.status} ${JSON.stringify(job)}`);
     const firstResult = readFirstResult(url, job.jobId).then(() => performance.now() - t0);
     const withBulk = opts.probeSeconds
@@ -118,6 +121,7 @@ export async function runThroughput(opts: {
       items: opts.items,
       seconds: Math.round(seconds * 10) / 10,
       itemsPerSecond: Math.round(opts.items / seconds),
+      acceptedMs: Math.round(acceptedMs),
       timeToFirstResultMs: Math.round(await firstResult),
       redisPeakBytesPer100k: Math.round(((peak - before) / opts.items) * 100_000),
       ...(online ? { online } : {}),

@@ -30,6 +30,7 @@ export interface BulkReport {
     acceptedMs?: number;
     timeToFirstResultMs: number;
     redisPeakBytesPer100k: number;
+    cpuMsPerItem?: Partial<Record<CpuPart, number>> & { total: number };
     online?: { idle: Probe; withBulk: Probe };
   }[];
   contention: {
@@ -37,6 +38,39 @@ export interface BulkReport {
     underBatches: Probe;
     batchCalls: { completed: number; errors: number };
   };
+  /** Written into the JSON by hand after a run; rendered under the tables (`--render`). */
+  analysis?: string[];
+}
+
+type CpuPart = 'hostInference' | 'hostEventLoop' | 'workers' | 'router' | 'redis';
+
+const CPU_PARTS: [CpuPart, string][] = [
+  ['hostInference', 'host inference threads'],
+  ['hostEventLoop', 'host event loop'],
+  ['workers', 'batch workers'],
+  ['router', 'router'],
+  ['redis', 'Redis'],
+];
+
+/** Where each job's CPU went, per item, beside what raw ORT spends at the ceiling. */
+function cpuTable(r: BulkReport): string[] {
+  const runs = r.runs.filter((x) => x.cpuMsPerItem);
+  if (runs.length === 0) return [];
+  const cores = r.machine.cores;
+  const raw = (cores * 1000) / r.ceiling.bestItemsPerSecond;
+  const label = (x: BulkReport['runs'][number]) =>
+    `${x.workers} worker${x.workers > 1 ? 's' : ''}${x.online ? ' + probe' : ''}`;
+  return [
+    `CPU-ms per item, from each process’s CPU time (/proc) between the submit and \`completed\`; raw ORT at the ceiling spends ${raw.toFixed(2)} (${cores} cores ÷ ${r.ceiling.bestItemsPerSecond} items/s, every core busy):`,
+    '',
+    `| CPU-ms per item | ${runs.map(label).join(' | ')} |`,
+    `|---|${runs.map(() => '---|').join('')}`,
+    ...CPU_PARTS.filter(([k]) => runs.some((x) => x.cpuMsPerItem![k] !== undefined)).map(
+      ([k, name]) => `| ${name} | ${runs.map((x) => x.cpuMsPerItem![k] ?? '–').join(' | ')} |`,
+    ),
+    `| total | ${runs.map((x) => x.cpuMsPerItem!.total).join(' | ')} |`,
+    '',
+  ];
 }
 
 const probe = (p: Probe) => `${p.p50} / ${p.p90} / ${p.p99} ms (n=${p.n}, errors ${p.errors})`;
@@ -77,6 +111,7 @@ export function renderBulk(r: BulkReport): string {
     '',
     'The bulk ÷ raw ORT goal is read on the jobs without the probe: the probe’s own requests take the same cores.',
     '',
+    ...cpuTable(r),
   ];
   const withProbe = r.runs.find((x) => x.online);
   if (withProbe?.online) {
@@ -96,5 +131,6 @@ export function renderBulk(r: BulkReport): string {
     `- under the batches: ${probe(r.contention.underBatches)} (${r.contention.batchCalls.completed} batch calls done, ${r.contention.batchCalls.errors} errors)`,
     '',
   );
+  if (r.analysis) lines.push('## Analysis', '', ...r.analysis, '');
   return `${lines.join('\n')}\n`;
 }

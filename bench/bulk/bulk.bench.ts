@@ -4,11 +4,12 @@
  * and 2 workers (items/s, ratio to the ceiling, time to the 202 and to the first result, Redis
  * peak per 100k items), single-predict latency at c=4 without a job and during a third job of
  * its own, and the six-large-batches contention case.
+ *   --render <file.json>   writes the Markdown of a saved report again (with its `analysis`).
  *   --contention-only --dist-root <checkout> --label <name>   only the online-vs-large-batch
  *     case, against another checkout's build (e.g. the state before a change).
  * Requires `npm run build` and `npm run models -- --size small --out .bench-models`.
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { buildCorpus } from '../router/bench-corpus';
 import { ROOT } from './bench-mesh';
@@ -16,7 +17,7 @@ import { availableParallelism, cpus, loadavg } from 'node:os';
 import { parseCliArgs } from '../../scripts/cli-args';
 import { runContention } from './contention.arm';
 import { rawCeiling } from './raw-ceiling';
-import { renderBulk } from './bulk-report';
+import { renderBulk, type BulkReport } from './bulk-report';
 import { repositoryVariant } from '../router/bench-setup';
 import { runThroughput } from './throughput.arm';
 
@@ -32,6 +33,7 @@ function readArgs(argv: string[]) {
       label: { type: 'string' },
       models: { type: 'string' },
       out: { type: 'string' },
+      render: { type: 'string' },
       reserve: { type: 'string' },
       'contention-only': { type: 'boolean' },
       quick: { type: 'boolean' },
@@ -45,6 +47,12 @@ function log(message: string): void {
 
 async function main(): Promise<void> {
   const flags = readArgs(process.argv.slice(2));
+  if (flags.render !== undefined) {
+    const report = JSON.parse(readFileSync(flags.render, 'utf8')) as BulkReport;
+    writeFileSync(flags.render.replace(/\.json$/, '.md'), renderBulk(report));
+    log(`wrote ${flags.render.replace(/\.json$/, '.md')}`);
+    return;
+  }
   const quick = flags.quick ?? false;
   const models = flags.models ?? join(ROOT, '.bench-models');
   const out = flags.out ?? join(ROOT, 'docs', 'benchmarks');

@@ -2,6 +2,7 @@ import { createClient } from './redis-memory';
 import { probeOnline, type ProbeResult } from './online-probe';
 import { addOnlineTenant, ADMIN_KEY, BULK_KEY, ONLINE_KEY } from './contention.arm';
 import { hostPort, startApp, waitReady, type Proc } from './bench-mesh';
+import { startJobCpu, type JobCpu } from './job-cpu';
 
 export interface ThroughputResult {
   workers: number;
@@ -12,6 +13,8 @@ export interface ThroughputResult {
   acceptedMs: number;
   timeToFirstResultMs: number;
   redisPeakBytesPer100k: number;
+  /** CPU-ms per item from the submit to `completed`, by process (Linux). */
+  cpuMsPerItem?: JobCpu;
   online?: { idle: ProbeResult; withBulk: ProbeResult };
 }
 
@@ -63,14 +66,15 @@ export async function runThroughput(opts: {
       ['http'],
     );
     procs.push(router);
+    const workerPids: number[] = [];
     for (let i = 0; i < opts.workers; i++) {
-      procs.push(
-        await startApp(
-          'batch-worker',
-          { ...common, WORKER_PORT: '0', KSERVE_HEALTH_INTERVAL_MS: '500' },
-          ['http'],
-        ),
+      const worker = await startApp(
+        'batch-worker',
+        { ...common, WORKER_PORT: '0', KSERVE_HEALTH_INTERVAL_MS: '500' },
+        ['http'],
       );
+      procs.push(worker);
+      workerPids.push(worker.pid);
     }
     const url = router.urls.http!;
     await waitReady(`${url}/healthz/ready`);
@@ -88,6 +92,13 @@ export async function runThroughput(opts: {
       () => void redis.usedMemory().then((m) => (peak = Math.max(peak, m))),
       250,
     );
+    const redisPid = await redis.localPid();
+    const cpu = startJobCpu({
+      host: host.pid,
+      router: router.pid,
+      workers: workerPids,
+      ...(redisPid === undefined ? {} : { redis: redisPid }),
+    });
     const t0 = performance.now();
     const res = await fetch(`${url}/v1/jobs?task=intent`, {
       method: 'POST',
@@ -113,6 +124,7 @@ export async function runThroughput(opts: {
       if (['failed', 'cancelled'].includes(state)) throw new Error(`job ended ${state}`);
     }
     const seconds = (performance.now() - t0) / 1000;
+    const cpuMsPerItem = cpu.perItem(opts.items);
     clearInterval(sampler);
     peak = Math.max(peak, await redis.usedMemory());
     const online = withBulk && idle ? { idle, withBulk: await withBulk } : undefined;
@@ -124,6 +136,7 @@ export async function runThroughput(opts: {
       acceptedMs: Math.round(acceptedMs),
       timeToFirstResultMs: Math.round(await firstResult),
       redisPeakBytesPer100k: Math.round(((peak - before) / opts.items) * 100_000),
+      cpuMsPerItem,
       ...(online ? { online } : {}),
     };
     opts.log(`throughput: ${JSON.stringify(result)}`);

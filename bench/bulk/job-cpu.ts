@@ -2,7 +2,7 @@ import { cpuSecondsOf, threadCpu } from '../router/bench-measure';
 
 /** CPU milliseconds per item of a bulk job, by where they were spent (Linux /proc). */
 export interface JobCpu {
-  /** The host's inference threads: every thread but its event loop (ORT, worker threads). */
+  /** The host's threads but its event loop: the ORT sessions' (most of it), V8's and libuv's. */
   hostInference: number;
   /** The host's event loop: gRPC, batching, tensors to and from the inference threads. */
   hostEventLoop: number;
@@ -22,7 +22,8 @@ export interface JobCpuPids {
   redis?: number;
 }
 
-type Snapshot = Record<keyof Omit<JobCpu, 'total'>, number>;
+/** CPU seconds so far, by part (the same keys as JobCpu, without the total). */
+type Snapshot = Omit<JobCpu, 'total'>;
 
 function hostSplit(pid: number): { inference: number; eventLoop: number } {
   const threads = threadCpu(pid);
@@ -51,21 +52,26 @@ export function startJobCpu(pids: JobCpuPids): { perItem(items: number): JobCpu 
       workers: pids.workers.reduce((n, pid) => n + cpuSecondsOf(pid), 0),
       router: cpuSecondsOf(pids.router),
       ...(redis === undefined ? {} : { redis }),
-    } as Snapshot;
+    };
   };
   const before = take();
+  const msPerItem = (from: number, to: number, items: number) =>
+    Math.round(((to - from) / items) * 1e6) / 1e3;
   return {
     perItem(items) {
       const after = take();
-      const out: Partial<JobCpu> = {};
-      let total = 0;
-      for (const key of Object.keys(after) as (keyof Snapshot)[]) {
-        if (before[key] === undefined) continue;
-        const ms = Math.round(((after[key] - before[key]) / items) * 1e6) / 1e3;
-        out[key] = ms;
-        total += ms;
-      }
-      return { ...(out as Omit<JobCpu, 'total'>), total: Math.round(total * 1e3) / 1e3 };
+      const part = (key: keyof Snapshot) => msPerItem(before[key] ?? 0, after[key] ?? 0, items);
+      const redis =
+        before.redis !== undefined && after.redis !== undefined ? part('redis') : undefined;
+      const out: Snapshot = {
+        hostInference: part('hostInference'),
+        hostEventLoop: part('hostEventLoop'),
+        workers: part('workers'),
+        router: part('router'),
+        ...(redis === undefined ? {} : { redis }),
+      };
+      const total = Object.values(out).reduce((a, b) => a + b, 0);
+      return { ...out, total: Math.round(total * 1e3) / 1e3 };
     },
   };
 }

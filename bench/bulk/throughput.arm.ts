@@ -14,7 +14,7 @@ export interface ThroughputResult {
   timeToFirstResultMs: number;
   redisPeakBytesPer100k: number;
   /** CPU-ms per item from the submit to `completed`, by process (Linux). */
-  cpuMsPerItem?: JobCpu;
+  cpuMsPerItem: JobCpu;
   online?: { idle: ProbeResult; withBulk: ProbeResult };
 }
 

@@ -1,4 +1,6 @@
 /* Markdown rendering of a bench:bulk report. */
+import type { CeilingResult } from './raw-ceiling';
+
 interface Probe {
   p50: number;
   p90: number;
@@ -15,12 +17,7 @@ export interface BulkReport {
   /** How the bulk runs' host serves the model (instances, threads, reservation). */
   host?: string;
   /** The better of the two measurements; `before` / `after` the jobs when both were taken. */
-  ceiling: {
-    bestItemsPerSecond: number;
-    byConfig: Record<string, number>;
-    before?: { bestItemsPerSecond: number; byConfig: Record<string, number> };
-    after?: { bestItemsPerSecond: number; byConfig: Record<string, number> };
-  };
+  ceiling: CeilingResult & { before?: CeilingResult; after?: CeilingResult };
   runs: {
     workers: number;
     items: number;

@@ -1,4 +1,4 @@
-import { cpuSecondsOf, threadCpu } from '../router/bench-measure';
+import { cpuSecondsOf, eventLoopSplit } from '../router/bench-measure';
 
 /** CPU milliseconds per item of a bulk job, by where they were spent (Linux /proc). */
 export interface JobCpu {
@@ -25,13 +25,6 @@ export interface JobCpuPids {
 /** CPU seconds so far, by part (the same keys as JobCpu, without the total). */
 type Snapshot = Omit<JobCpu, 'total'>;
 
-function hostSplit(pid: number): { inference: number; eventLoop: number } {
-  const threads = threadCpu(pid);
-  const eventLoop = threads.main ?? 0;
-  const all = Object.values(threads).reduce((a, b) => a + b, 0);
-  return { inference: all - eventLoop, eventLoop };
-}
-
 function redisSeconds(pid: number | undefined): number | undefined {
   if (pid === undefined) return undefined;
   try {
@@ -44,11 +37,11 @@ function redisSeconds(pid: number | undefined): number | undefined {
 /** Takes a snapshot now; `perItem(items)` then gives the CPU-ms per item since it. */
 export function startJobCpu(pids: JobCpuPids): { perItem(items: number): JobCpu } {
   const take = (): Snapshot => {
-    const host = hostSplit(pids.host);
+    const host = eventLoopSplit(pids.host);
     const redis = redisSeconds(pids.redis);
     return {
-      hostInference: host.inference,
-      hostEventLoop: host.eventLoop,
+      hostInference: host.others,
+      hostEventLoop: host.main,
       workers: pids.workers.reduce((n, pid) => n + cpuSecondsOf(pid), 0),
       router: cpuSecondsOf(pids.router),
       ...(redis === undefined ? {} : { redis }),

@@ -76,6 +76,12 @@ export function threadCpu(pid: number): Record<string, number> {
   return threadSched(pid).cpu;
 }
 
+/** CPU seconds of a process's event loop (`main`) and of all its other threads together. */
+export function eventLoopSplit(pid: number): { main: number; others: number } {
+  const { main = 0, ...others } = threadCpu(pid);
+  return { main, others: Object.values(others).reduce((a, b) => a + b, 0) };
+}
+
 function cpuSnapshot(pids: Record<string, number>): Record<string, number> {
   const out: Record<string, number> = {};
   for (const [name, pid] of Object.entries(pids)) out[name] = cpuSecondsOf(pid);

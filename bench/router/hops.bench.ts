@@ -20,7 +20,7 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { Worker } from 'node:worker_threads';
 import { UsageError, parseCliArgs } from '../../scripts/cli-args';
-import { latencyStats, round, threadCpu } from './bench-measure';
+import { eventLoopSplit, latencyStats, round } from './bench-measure';
 
 const ROOT = join(__dirname, '..', '..');
 const PAYLOAD = Buffer.alloc(512, 7); // about the size of a tokenized request and its answer
@@ -164,9 +164,8 @@ function start(
 
 /** The event loop's and the other threads' CPU time of a process, ms. */
 function threadCpuMs(pid: number): { main: number; others: number } {
-  const { main = 0, ...others } = threadCpu(pid);
-  const sum = Object.values(others).reduce((a, b) => a + b, 0);
-  return { main: main * 1000, others: sum * 1000 };
+  const { main, others } = eventLoopSplit(pid);
+  return { main: main * 1000, others: others * 1000 };
 }
 
 /** Requests a closed loop of `n` sends before it starts timing. */

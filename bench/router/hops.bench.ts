@@ -39,7 +39,13 @@ type EchoClient = grpc.Client & {
   EchoStream(): grpc.ClientDuplexStream<Buffer, Buffer>;
 };
 
-type Role = 'http-echo' | 'grpc-echo' | 'http-to-grpc' | 'grpc-worker-echo' | 'http-to-grpc-stream';
+type Role =
+  | 'http-echo'
+  | 'grpc-echo'
+  | 'http-to-grpc'
+  | 'grpc-worker-echo'
+  | 'http-to-grpc-stream'
+  | 'grpc-stream-to-grpc-stream';
 
 /** The same echo as a bidirectional stream: one long-lived call carries every request. */
 const streamed = {
@@ -48,6 +54,14 @@ const streamed = {
   requestStream: true,
   responseStream: true,
 } as const;
+
+function echoClient(address: string): EchoClient {
+  const Client = grpc.makeGenericClientConstructor(
+    { Echo: passthrough, EchoStream: streamed },
+    'Echo',
+  );
+  return new Client(address, grpc.credentials.createInsecure()) as unknown as EchoClient;
+}
 
 /** Keeps this thread busy for `ms`, as a model run holds its core (a sleep would not). */
 function compute(ms: number): void {
@@ -107,16 +121,33 @@ async function serve(role: Role, holdMs: number, upstream?: string): Promise<num
       ),
     );
   }
-  const Client = grpc.makeGenericClientConstructor(
-    { Echo: passthrough, EchoStream: streamed },
-    'Echo',
-  );
-  const client = upstream
-    ? (new Client(upstream, grpc.credentials.createInsecure()) as unknown as EchoClient)
-    : undefined;
+  const client = upstream ? echoClient(upstream) : undefined;
   const answers: ((b: Buffer) => void)[] = [];
-  const stream = role === 'http-to-grpc-stream' && client ? client.EchoStream() : undefined;
+  const stream = role !== 'http-to-grpc' && client ? client.EchoStream() : undefined;
   stream?.on('data', (b: Buffer) => answers.shift()?.(b));
+  if (role === 'grpc-stream-to-grpc-stream' && stream) {
+    // The router's place on PredictStream's path: a stream in from the caller, a stream out.
+    const server = new grpc.Server();
+    server.addService(
+      { Echo: passthrough, EchoStream: streamed },
+      {
+        Echo: (_call: unknown, done: grpc.sendUnaryData<Buffer>) =>
+          done({ code: grpc.status.UNIMPLEMENTED }),
+        EchoStream: (call: grpc.ServerDuplexStream<Buffer, Buffer>) => {
+          call.on('data', (b: Buffer) => {
+            answers.push((out) => call.write(out));
+            stream.write(b);
+          });
+          call.on('end', () => call.end());
+        },
+      },
+    );
+    return new Promise((resolve, reject) =>
+      server.bindAsync('127.0.0.1:0', grpc.ServerCredentials.createInsecure(), (err, port) =>
+        err ? reject(err) : resolve(port),
+      ),
+    );
+  }
   const server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
@@ -199,12 +230,34 @@ function httpShot(port: number, agent: Agent): () => Promise<void> {
     });
 }
 
+/** One long-lived call from the client: each shot writes a body and waits for its echo. */
+function grpcStreamShot(port: number, clients: grpc.Client[]): () => Promise<void> {
+  const client = echoClient(`127.0.0.1:${port}`);
+  clients.push(client);
+  const call = client.EchoStream();
+  const waiting: { resolve: () => void; reject: (err: Error) => void }[] = [];
+  call.on('data', () => waiting.shift()?.resolve());
+  call.on('error', (err: Error) => {
+    for (const w of waiting.splice(0)) w.reject(err);
+  });
+  return () =>
+    new Promise((resolve, reject) => {
+      waiting.push({ resolve, reject });
+      call.write(PAYLOAD);
+    });
+}
+
 const PATHS = {
   http: 'HTTP echo (the peer’s hop)',
   grpc: 'HTTP → gRPC echo (router → host)',
   worker: 'HTTP → gRPC → worker thread echo (router → host → ORT worker)',
   stream: 'the same over one long-lived gRPC bidirectional stream instead of a call per request',
+  grpcStream:
+    'gRPC stream → gRPC stream → worker thread echo (a PredictStream caller → router → host → ORT worker)',
 } as const;
+
+/** Paths whose caller speaks gRPC over one long-lived stream instead of HTTP. */
+const GRPC_CALLER: ReadonlySet<keyof typeof PATHS> = new Set(['grpcStream']);
 
 /** A path's port and the processes on it: the one the client calls, and the gRPC end behind it. */
 interface PathProcs {
@@ -213,7 +266,7 @@ interface PathProcs {
   back?: number;
 }
 
-/** The four paths with their answering end holding `holdMs` (0: answered at once). */
+/** The paths with their answering end holding `holdMs` (0: answered at once). */
 async function startPaths(
   holdMs: number,
   children: ChildProcess[],
@@ -225,13 +278,23 @@ async function startPaths(
   const viaGrpc = await start('http-to-grpc', 0, `127.0.0.1:${grpcEcho.port}`);
   const viaWorker = await start('http-to-grpc', 0, `127.0.0.1:${grpcWorker.port}`);
   const viaStream = await start('http-to-grpc-stream', 0, `127.0.0.1:${grpcWorker.port}`);
-  children.push(viaGrpc.child, viaWorker.child, viaStream.child);
+  const streamToStream = await start(
+    'grpc-stream-to-grpc-stream',
+    0,
+    `127.0.0.1:${grpcWorker.port}`,
+  );
+  children.push(viaGrpc.child, viaWorker.child, viaStream.child, streamToStream.child);
   const pid = (c: ChildProcess) => c.pid ?? 0;
   return {
     http: { port: httpEcho.port, front: pid(httpEcho.child) },
     grpc: { port: viaGrpc.port, front: pid(viaGrpc.child), back: pid(grpcEcho.child) },
     worker: { port: viaWorker.port, front: pid(viaWorker.child), back: pid(grpcWorker.child) },
     stream: { port: viaStream.port, front: pid(viaStream.child), back: pid(grpcWorker.child) },
+    grpcStream: {
+      port: streamToStream.port,
+      front: pid(streamToStream.child),
+      back: pid(grpcWorker.child),
+    },
   };
 }
 
@@ -288,21 +351,20 @@ async function main(): Promise<void> {
   const nHeld = Math.max(200, Math.round(n / 10));
   const agent = new Agent({ keepAlive: true, maxSockets: 1 });
   const children: ChildProcess[] = [];
+  const clients: grpc.Client[] = [];
   try {
     const wakeMs = await wakeCostMs();
     const bare = await startPaths(0, children);
     const held = hold > 0 ? await startPaths(hold, children) : undefined;
     const arms: Record<string, { shot: () => Promise<void>; n: number; procs: PathProcs }> = {};
+    const shotOf = (k: keyof typeof PATHS, port: number) =>
+      GRPC_CALLER.has(k) ? grpcStreamShot(port, clients) : httpShot(port, agent);
     for (const [k, label] of Object.entries(PATHS) as [keyof typeof PATHS, string][]) {
-      arms[label] = { shot: httpShot(bare[k].port, agent), n, procs: bare[k] };
+      arms[label] = { shot: shotOf(k, bare[k].port), n, procs: bare[k] };
     }
     if (held) {
       for (const [k, label] of Object.entries(PATHS) as [keyof typeof PATHS, string][]) {
-        arms[holdLabel(label, hold)] = {
-          shot: httpShot(held[k].port, agent),
-          n: nHeld,
-          procs: held[k],
-        };
+        arms[holdLabel(label, hold)] = { shot: shotOf(k, held[k].port), n: nHeld, procs: held[k] };
       }
     }
     const results: Record<string, ReturnType<typeof latencyStats>> = {};
@@ -378,7 +440,10 @@ async function main(): Promise<void> {
       'is what the mesh’s process layout costs a lone request before tokenising, routing,',
       'validation or inference; see router.md for the measured total. The fourth arm is the third',
       'with every request on one long-lived bidirectional stream instead of a unary call each, as',
-      'the router sends a lone inference (`KSERVE_LONE_STREAM`, ADR 0014).',
+      'the router sends a lone inference (`KSERVE_LONE_STREAM`, ADR 0014). The fifth is that stream',
+      'behind a caller that itself speaks gRPC over one long-lived stream (a `PredictStream` client,',
+      'the router in the middle); its added p50 is still over the peer’s HTTP hop, as the gRPC goal',
+      'of router.md counts it.',
       '',
       'The CPU columns are each thread’s run time from the scheduler (`/proc/<pid>/task/*/schedstat`)',
       'over every request of the arm, warm-up included. In the held arms they include the hold',
@@ -398,6 +463,7 @@ async function main(): Promise<void> {
     writeFileSync(join(out, `${name}.md`), md);
     console.log(md);
   } finally {
+    for (const c of clients) c.close();
     agent.destroy();
     for (const c of children) c.kill('SIGKILL');
   }

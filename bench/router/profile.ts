@@ -5,6 +5,8 @@
  * closed loop of HTTP predicts, stops both with SIGTERM so the profiles are written, and prints
  * the top self-time frames and packages of each thread to docs/benchmarks/router-profile.md.
  * Native time inside a call (ORT's `run`, socket writes) is charged to the JS frame that made it.
+ * `--no-profile` runs the same loop without the profiler and prints only the time breakdown, to
+ * stdout: the profiler's sampling slows every thread, so its breakdown overstates each part.
  */
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
@@ -161,6 +163,7 @@ function readArgs(argv: string[]) {
       out: { type: 'string' },
       seconds: { type: 'string' },
       'as-written': { type: 'boolean' },
+      'no-profile': { type: 'boolean' },
     },
   }).values;
 }
@@ -172,6 +175,7 @@ async function profileAt(
   models: string,
   dir: string,
   asWritten: boolean,
+  profile: boolean,
 ): Promise<string[]> {
   // As the router benchmark's mesh host (one 1-thread instance per core), or with the config as
   // Triton users write it (one instance, a 2 ms queue delay, no mesh parameters).
@@ -179,7 +183,8 @@ async function profileAt(
     ? repositoryVariant(models, MODEL, {}, { rewrite: asUsersWriteIt })
     : repositoryVariant(models, MODEL, {}, { instances: availableParallelism() });
   const procs: BenchProcess[] = [];
-  const profiled = (name: string) => ['--cpu-prof', `--cpu-prof-dir=${join(dir, `c${c}`, name)}`];
+  const profiled = (name: string) =>
+    profile ? ['--cpu-prof', `--cpu-prof-dir=${join(dir, `c${c}`, name)}`] : [];
   try {
     const { host, router } = await startBenchMesh(repo.root, procs, {
       keyPrefix: `bench-profile-${process.pid}-c${c}`,
@@ -257,6 +262,13 @@ async function main(): Promise<void> {
   const asWritten = flags['as-written'] ?? false;
   ensureBuiltAndGenerated(models, MODEL);
   const corpus = buildCorpus(mix, 2000);
+  if (flags['no-profile']) {
+    for (const c of levels) {
+      const at = await profileAt(c, seconds, corpus, models, '', asWritten, false);
+      process.stdout.write(`${at.join('\n')}\n\n`);
+    }
+    return;
+  }
   const dir = mkdtempSync(join(tmpdir(), 'mesh-profile-'));
   const lines = [
     '# Router and host CPU profiles',
@@ -273,7 +285,7 @@ async function main(): Promise<void> {
       '',
       `## c=${c}`,
       '',
-      ...(await profileAt(c, seconds, corpus, models, dir, asWritten)),
+      ...(await profileAt(c, seconds, corpus, models, dir, asWritten, true)),
     );
     lines.push(...render(dir, c));
   }

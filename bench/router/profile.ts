@@ -5,6 +5,7 @@
  * closed loop of HTTP predicts, stops both with SIGTERM so the profiles are written, and prints
  * the top self-time frames and packages of each thread to docs/benchmarks/router-profile.md.
  * Native time inside a call (ORT's `run`, socket writes) is charged to the JS frame that made it.
+ * `--predict-stream` sends every request on one gRPC PredictStream call instead of HTTP.
  * `--no-profile` runs the same loop without the profiler and prints only the time breakdown, to
  * stdout: the profiler's sampling slows every thread, so its breakdown overstates each part.
  */
@@ -15,6 +16,7 @@ import { buildCorpus, type TextMix } from './bench-corpus';
 import { parseCliArgs } from '../../scripts/cli-args';
 import { measure, metricSums } from './bench-measure';
 import { postJson } from './http-post';
+import { RouterGrpcClient } from './router-grpc.client';
 import { BENCH_MODEL, startBenchMesh, ROOT, type BenchProcess } from './bench-processes';
 import { asUsersWriteIt, ensureBuiltAndGenerated, repositoryVariant } from './bench-setup';
 import { machineLine } from '../host/host-bench.report';
@@ -164,6 +166,7 @@ function readArgs(argv: string[]) {
       seconds: { type: 'string' },
       'as-written': { type: 'boolean' },
       'no-profile': { type: 'boolean' },
+      'predict-stream': { type: 'boolean' },
     },
   }).values;
 }
@@ -176,6 +179,7 @@ async function profileAt(
   dir: string,
   asWritten: boolean,
   profile: boolean,
+  onStream: boolean,
 ): Promise<string[]> {
   // As the router benchmark's mesh host (one 1-thread instance per core), or with the config as
   // Triton users write it (one instance, a 2 ms queue delay, no mesh parameters).
@@ -183,6 +187,7 @@ async function profileAt(
     ? repositoryVariant(models, MODEL, {}, { rewrite: asUsersWriteIt })
     : repositoryVariant(models, MODEL, {}, { instances: availableParallelism() });
   const procs: BenchProcess[] = [];
+  let closeClient = () => undefined as void;
   const profiled = (name: string) =>
     profile ? ['--cpu-prof', `--cpu-prof-dir=${join(dir, `c${c}`, name)}`] : [];
   try {
@@ -191,12 +196,16 @@ async function profileAt(
       hostNodeArgs: profiled('host'),
       routerNodeArgs: profiled('router'),
     });
+    const grpc = onStream ? new RouterGrpcClient(router.urls.grpc!, KEY) : undefined;
+    closeClient = () => grpc?.close();
     const shot = (i: number) =>
-      postJson(
-        `${router.url}/v1/predict`,
-        JSON.stringify({ task: TASK, text: corpus[i % corpus.length] }),
-        KEY,
-      );
+      grpc
+        ? grpc.predictOnStream(TASK, corpus[i % corpus.length]!)
+        : postJson(
+            `${router.url}/v1/predict`,
+            JSON.stringify({ task: TASK, text: corpus[i % corpus.length] }),
+            KEY,
+          );
     const before = await scrape(host.urls.metrics!);
     const fromUs = Number(process.hrtime.bigint() / 1000n);
     const r = await measure(shot, {
@@ -215,6 +224,7 @@ async function profileAt(
       breakdown(before, after, c, r.throughput),
     ];
   } finally {
+    closeClient();
     for (const p of procs.reverse()) await p.stop('SIGTERM');
     repo.remove();
   }
@@ -260,11 +270,12 @@ async function main(): Promise<void> {
   const models = flags.models ?? join(ROOT, '.bench-models');
   const out = flags.out ?? join(ROOT, 'docs', 'benchmarks');
   const asWritten = flags['as-written'] ?? false;
+  const onStream = flags['predict-stream'] ?? false;
   ensureBuiltAndGenerated(models, MODEL);
   const corpus = buildCorpus(mix, 2000);
   if (flags['no-profile']) {
     for (const c of levels) {
-      const at = await profileAt(c, seconds, corpus, models, '', asWritten, false);
+      const at = await profileAt(c, seconds, corpus, models, '', asWritten, false, onStream);
       process.stdout.write(`${at.join('\n')}\n\n`);
     }
     return;
@@ -277,7 +288,7 @@ async function main(): Promise<void> {
       .map((x) => x.toFixed(2))
       .join(' ')} before.`,
     '',
-    `\`npm run bench:profile -- --seconds ${seconds} --mix ${mix} --concurrency ${levels.join(',')}${asWritten ? ' --as-written' : ''}\`, ${new Date().toISOString()}. Closed-loop HTTP predicts on ${MODEL} (small bench model${asWritten ? ', config as Triton users write it: one instance, max_queue_delay 2 ms, no mesh parameters' : ''}). Shares are of busy samples of each thread taken during the measured window (warm-up, start-up and shutdown left out); native work (ORT's run, socket writes) counts to the JS frame that called it. Raw profiles: ${dir}.`,
+    `\`npm run bench:profile -- --seconds ${seconds} --mix ${mix} --concurrency ${levels.join(',')}${asWritten ? ' --as-written' : ''}${onStream ? ' --predict-stream' : ''}\`, ${new Date().toISOString()}. Closed-loop ${onStream ? 'PredictStream' : 'HTTP'} predicts on ${MODEL} (small bench model${asWritten ? ', config as Triton users write it: one instance, max_queue_delay 2 ms, no mesh parameters' : ''}). Shares are of busy samples of each thread taken during the measured window (warm-up, start-up and shutdown left out); native work (ORT's run, socket writes) counts to the JS frame that called it. Raw profiles: ${dir}.`,
   ];
   for (const c of levels) {
     process.stderr.write(`bench:profile: c=${c}, ${seconds} s\n`);
@@ -285,12 +296,15 @@ async function main(): Promise<void> {
       '',
       `## c=${c}`,
       '',
-      ...(await profileAt(c, seconds, corpus, models, dir, asWritten, true)),
+      ...(await profileAt(c, seconds, corpus, models, dir, asWritten, true, onStream)),
     );
     lines.push(...render(dir, c));
   }
   mkdirSync(out, { recursive: true });
-  const file = join(out, asWritten ? 'router-profile-as-written.md' : 'router-profile.md');
+  const file = join(
+    out,
+    `router-profile${asWritten ? '-as-written' : ''}${onStream ? '-predict-stream' : ''}.md`,
+  );
   writeFileSync(file, `${lines.join('\n')}\n`);
   process.stderr.write(`bench:profile: wrote ${file}\n`);
 }

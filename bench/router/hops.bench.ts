@@ -55,12 +55,23 @@ const streamed = {
   responseStream: true,
 } as const;
 
+/** The echo service: a unary call per request, or one long-lived stream for all of them. */
+const ECHO_SERVICE = { Echo: passthrough, EchoStream: streamed };
+
 function echoClient(address: string): EchoClient {
-  const Client = grpc.makeGenericClientConstructor(
-    { Echo: passthrough, EchoStream: streamed },
-    'Echo',
-  );
+  const Client = grpc.makeGenericClientConstructor(ECHO_SERVICE, 'Echo');
   return new Client(address, grpc.credentials.createInsecure()) as unknown as EchoClient;
+}
+
+/** Serves `impl` on a free loopback port; resolves with the port. */
+function serveEcho(impl: grpc.UntypedServiceImplementation): Promise<number> {
+  const server = new grpc.Server();
+  server.addService(ECHO_SERVICE, impl);
+  return new Promise((resolve, reject) =>
+    server.bindAsync('127.0.0.1:0', grpc.ServerCredentials.createInsecure(), (err, port) =>
+      err ? reject(err) : resolve(port),
+    ),
+  );
 }
 
 /** Keeps this thread busy for `ms`, as a model run holds its core (a sleep would not). */
@@ -72,7 +83,6 @@ function compute(ms: number): void {
 /** A child process playing one role; it prints its port on stdout-less IPC. */
 async function serve(role: Role, holdMs: number, upstream?: string): Promise<number> {
   if (role === 'grpc-echo' || role === 'grpc-worker-echo') {
-    const server = new grpc.Server();
     const worker =
       role === 'grpc-worker-echo'
         ? new Worker(
@@ -87,39 +97,31 @@ async function serve(role: Role, holdMs: number, upstream?: string): Promise<num
         : undefined;
     const waiting: ((b: Buffer) => void)[] = [];
     worker?.on('message', (m: Uint8Array) => waiting.shift()?.(Buffer.from(m.buffer)));
-    server.addService(
-      { Echo: passthrough, EchoStream: streamed },
-      {
-        // Answers in order (one worker, FIFO), so the caller pairs answers with requests by order.
-        EchoStream: (call: grpc.ServerDuplexStream<Buffer, Buffer>) => {
-          call.on('data', (b: Buffer) => {
-            if (!worker) {
-              compute(holdMs);
-              call.write(b);
-              return;
-            }
-            const copy = new Uint8Array(b);
-            waiting.push((out) => call.write(out));
-            worker.postMessage(copy, [copy.buffer]);
-          });
-          call.on('end', () => call.end());
-        },
-        Echo: (call: grpc.ServerUnaryCall<Buffer, Buffer>, done: grpc.sendUnaryData<Buffer>) => {
+    return serveEcho({
+      // Answers in order (one worker, FIFO), so the caller pairs answers with requests by order.
+      EchoStream: (call: grpc.ServerDuplexStream<Buffer, Buffer>) => {
+        call.on('data', (b: Buffer) => {
           if (!worker) {
             compute(holdMs);
-            return done(null, call.request);
+            call.write(b);
+            return;
           }
-          const copy = new Uint8Array(call.request);
-          waiting.push((b) => done(null, b));
+          const copy = new Uint8Array(b);
+          waiting.push((out) => call.write(out));
           worker.postMessage(copy, [copy.buffer]);
-        },
+        });
+        call.on('end', () => call.end());
       },
-    );
-    return new Promise((resolve, reject) =>
-      server.bindAsync('127.0.0.1:0', grpc.ServerCredentials.createInsecure(), (err, port) =>
-        err ? reject(err) : resolve(port),
-      ),
-    );
+      Echo: (call: grpc.ServerUnaryCall<Buffer, Buffer>, done: grpc.sendUnaryData<Buffer>) => {
+        if (!worker) {
+          compute(holdMs);
+          return done(null, call.request);
+        }
+        const copy = new Uint8Array(call.request);
+        waiting.push((b) => done(null, b));
+        worker.postMessage(copy, [copy.buffer]);
+      },
+    });
   }
   const client = upstream ? echoClient(upstream) : undefined;
   const answers: ((b: Buffer) => void)[] = [];
@@ -127,26 +129,17 @@ async function serve(role: Role, holdMs: number, upstream?: string): Promise<num
   stream?.on('data', (b: Buffer) => answers.shift()?.(b));
   if (role === 'grpc-stream-to-grpc-stream' && stream) {
     // The router's place on PredictStream's path: a stream in from the caller, a stream out.
-    const server = new grpc.Server();
-    server.addService(
-      { Echo: passthrough, EchoStream: streamed },
-      {
-        Echo: (_call: unknown, done: grpc.sendUnaryData<Buffer>) =>
-          done({ code: grpc.status.UNIMPLEMENTED }),
-        EchoStream: (call: grpc.ServerDuplexStream<Buffer, Buffer>) => {
-          call.on('data', (b: Buffer) => {
-            answers.push((out) => call.write(out));
-            stream.write(b);
-          });
-          call.on('end', () => call.end());
-        },
+    return serveEcho({
+      Echo: (_call: unknown, done: grpc.sendUnaryData<Buffer>) =>
+        done({ code: grpc.status.UNIMPLEMENTED }),
+      EchoStream: (call: grpc.ServerDuplexStream<Buffer, Buffer>) => {
+        call.on('data', (b: Buffer) => {
+          answers.push((out) => call.write(out));
+          stream.write(b);
+        });
+        call.on('end', () => call.end());
       },
-    );
-    return new Promise((resolve, reject) =>
-      server.bindAsync('127.0.0.1:0', grpc.ServerCredentials.createInsecure(), (err, port) =>
-        err ? reject(err) : resolve(port),
-      ),
-    );
+    });
   }
   const server = createServer((req, res) => {
     const chunks: Buffer[] = [];

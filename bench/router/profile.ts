@@ -1,9 +1,8 @@
 /**
- * `npm run bench:profile [-- --seconds 15 --concurrency 1,32 --mix short --as-written --predict-stream
- * --no-profile]`: where the router and
- * the model host spend CPU. For each concurrency it starts a fresh host and router with
- * `node --cpu-prof` (every thread writes a profile, the host's ORT worker included), drives a
- * closed loop of HTTP predicts, stops both with SIGTERM so the profiles are written, and prints
+ * `npm run bench:profile [-- --seconds 15 --concurrency 1,32 --mix short --as-written
+ * --predict-stream --no-profile]`: where the router and the model host spend CPU. For each
+ * concurrency it starts a fresh host and router with `node --cpu-prof` (every thread writes a
+ * profile, the host's ORT worker included), drives a closed loop of HTTP predicts, stops both with SIGTERM so the profiles are written, and prints
  * the top self-time frames and packages of each thread to docs/benchmarks/router-profile.md.
  * Native time inside a call (ORT's `run`, socket writes) is charged to the JS frame that made it.
  * `--predict-stream` sends every request on one gRPC PredictStream call instead of HTTP.

@@ -45,7 +45,7 @@ import {
   type BenchProcess,
 } from '../router/bench-processes';
 import { ensureBuiltAndGenerated, repositoryVariant } from '../router/bench-setup';
-import { summariseProfile, type SampleWindow } from '../router/profile';
+import { summariseProfile, type SampleWindow } from '../router/cpu-profile.summary';
 import { createSession } from './bare-ort.session';
 
 const MODEL = 'intent-zh';

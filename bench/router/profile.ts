@@ -20,97 +20,14 @@ import { RouterGrpcClient } from './router-grpc.client';
 import { BENCH_MODEL, startBenchMesh, ROOT, type BenchProcess } from './bench-processes';
 import { asUsersWriteIt, ensureBuiltAndGenerated, repositoryVariant } from './bench-setup';
 import { machineLine } from '../host/host-bench.report';
+import {
+  costByMeshFrame,
+  summariseProfile,
+  type CpuProfile,
+  type SampleWindow,
+} from './cpu-profile.summary';
 
 const { name: MODEL, task: TASK, key: KEY } = BENCH_MODEL;
-
-interface CpuProfileNode {
-  id: number;
-  callFrame: { functionName: string; url: string; lineNumber: number };
-  hitCount?: number;
-}
-
-interface CpuProfile {
-  nodes: CpuProfileNode[];
-  samples: number[];
-  /** Monotonic clock, µs (CLOCK_MONOTONIC on Linux, as process.hrtime). */
-  startTime: number;
-  timeDeltas: number[];
-}
-
-/** A window of the monotonic clock, µs: only samples inside it are counted. */
-export interface SampleWindow {
-  fromUs: number;
-  toUs: number;
-}
-
-export interface FrameShare {
-  frame: string;
-  share: number;
-}
-
-/**
- * Shares of busy samples (idle excluded) by self frame and by package, biggest first; with a
- * window, only the samples taken inside it (start-up and shutdown left out).
- */
-export function summariseProfile(
-  profile: CpuProfile,
-  window?: SampleWindow,
-  top = 12,
-): {
-  busySamples: number;
-  idleShare: number;
-  frames: FrameShare[];
-  packages: FrameShare[];
-} {
-  const byId = new Map(profile.nodes.map((n) => [n.id, n]));
-  const frames = new Map<string, number>();
-  const packages = new Map<string, number>();
-  let idle = 0;
-  let counted = 0;
-  let at = profile.startTime;
-  for (const [k, id] of profile.samples.entries()) {
-    at += profile.timeDeltas[k] ?? 0;
-    if (window && (at < window.fromUs || at > window.toUs)) continue;
-    const node = byId.get(id);
-    if (!node) continue;
-    counted += 1;
-    const { functionName, url, lineNumber } = node.callFrame;
-    if (functionName === '(idle)') {
-      idle += 1;
-      continue;
-    }
-    const where = packageOf(url);
-    const name = `${functionName || '(anonymous)'} ${where}${url ? `:${lineNumber + 1}` : ''}`;
-    frames.set(name, (frames.get(name) ?? 0) + 1);
-    packages.set(where, (packages.get(where) ?? 0) + 1);
-  }
-  const busy = counted - idle;
-  const rank = (m: Map<string, number>) =>
-    [...m.entries()]
-      .sort((a, b) => b[1] - a[1])
-      .slice(0, top)
-      .map(([frame, n]) => ({ frame, share: Math.round((n / Math.max(1, busy)) * 1000) / 10 }));
-  return {
-    busySamples: busy,
-    idleShare: Math.round((idle / Math.max(1, counted)) * 1000) / 10,
-    frames: rank(frames),
-    packages: rank(packages),
-  };
-}
-
-/** `node_modules/<pkg>`, the mesh's own app or lib, `node:<internal>`, or `(native)`. */
-export function packageOf(url: string): string {
-  if (!url) return '(native)';
-  const mod = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(url);
-  if (mod) return mod[1]!;
-  const own = /\/(apps|libs|bench)\/([^/]+)\//.exec(url);
-  if (own) return `${own[1]}/${own[2]}`;
-  if (url.startsWith('node:')) return url.split('/')[0]!;
-  return url
-    .replace(/^file:\/\//, '')
-    .split('/')
-    .slice(-1)[0]!;
-}
 
 const HOST_COUNTERS = [
   'nv_inference_request_success',
@@ -227,16 +144,21 @@ async function profileAt(
     await measure(shot, { ...WARM_UP, concurrency: c, pids: {} });
     const before = await scrape(host.urls.metrics!);
     const fromUs = Number(process.hrtime.bigint() / 1000n);
+    // No warm-up of its own (the load above was one), so the window's requests are all counted.
     const r = await measure(shot, {
       concurrency: c,
-      warmup: 50,
+      warmup: 0,
       windowMs: seconds * 1000,
       minWindows: 1,
       maxWindows: 1,
       pids: { router: router.pid, host: host.pid },
     });
     const after = await scrape(host.urls.metrics!);
-    windows.set(c, { fromUs, toUs: Number(process.hrtime.bigint() / 1000n) });
+    windows.set(c, {
+      fromUs,
+      toUs: Number(process.hrtime.bigint() / 1000n),
+      requests: r.requests,
+    });
     return [
       `c=${c}: ${r.throughput}/s, p50 ${r.p50} ms, p99 ${r.p99} ms, CPU-ms per request ${JSON.stringify(r.cpuPer1k)}`,
       '',
@@ -249,8 +171,11 @@ async function profileAt(
   }
 }
 
-/** The measured window of each concurrency level, to cut start-up out of the profiles. */
-const windows = new Map<number, SampleWindow>();
+/**
+ * The measured window of each concurrency level, to cut start-up out of the profiles, and the
+ * requests answered in it.
+ */
+const windows = new Map<number, SampleWindow & { requests: number }>();
 
 function render(dir: string, c: number): string[] {
   const lines: string[] = [];
@@ -259,11 +184,9 @@ function render(dir: string, c: number): string[] {
     const files = readdirSync(at)
       .filter((f) => f.endsWith('.cpuprofile'))
       .sort();
-    for (const file of files) {
-      const s = summariseProfile(
-        JSON.parse(readFileSync(join(at, file), 'utf8')) as CpuProfile,
-        windows.get(c),
-      );
+    for (const [index, file] of files.entries()) {
+      const profile = JSON.parse(readFileSync(join(at, file), 'utf8')) as CpuProfile;
+      const s = summariseProfile(profile, windows.get(c));
       // One profile per thread: the main thread's is written first, then worker threads'.
       lines.push(
         '',
@@ -276,9 +199,24 @@ function render(dir: string, c: number): string[] {
             `| \`${f.frame}\` | ${f.share} | ${s.packages[k] ? `${s.packages[k].frame} | ${s.packages[k].share}` : ' | '} |`,
         ),
       );
+      if (app === 'router' && index === 0) lines.push(...meshFrameCosts(profile, c));
     }
   }
   return lines;
+}
+
+/** The router main thread's busy time per request, by the mesh function that caused it. */
+function meshFrameCosts(profile: CpuProfile, c: number): string[] {
+  const w = windows.get(c);
+  const cost = costByMeshFrame(profile, w?.requests ?? 0, w);
+  return [
+    '',
+    `Busy ${cost.busyMsPerRequest} ms per request (profiled), charged to the innermost mesh frame on each sample's stack (library, Node and native work under it included):`,
+    '',
+    '| mesh frame | ms per request |',
+    '|---|---|',
+    ...cost.frames.map((f) => `| \`${f.frame}\` | ${f.msPerRequest} |`),
+  ];
 }
 
 async function main(): Promise<void> {

@@ -43,17 +43,11 @@ export function summariseProfile(
   frames: FrameShare[];
   packages: FrameShare[];
 } {
-  const byId = new Map(profile.nodes.map((n) => [n.id, n]));
   const frames = new Map<string, number>();
   const packages = new Map<string, number>();
   let idle = 0;
   let counted = 0;
-  let at = profile.startTime;
-  for (const [k, id] of profile.samples.entries()) {
-    at += profile.timeDeltas[k] ?? 0;
-    if (window && (at < window.fromUs || at > window.toUs)) continue;
-    const node = byId.get(id);
-    if (!node) continue;
+  for (const { node } of samplesIn(profile, window)) {
     counted += 1;
     const { functionName, url, lineNumber } = node.callFrame;
     if (functionName === '(idle)') {
@@ -93,6 +87,22 @@ export function packageOf(url: string): string {
     .slice(-1)[0]!;
 }
 
+/** Each sample taken inside the window (all of them without one), with its delta from the last, µs. */
+function* samplesIn(
+  profile: CpuProfile,
+  window?: SampleWindow,
+): Generator<{ node: CpuProfileNode; delta: number }> {
+  const byId = new Map(profile.nodes.map((n) => [n.id, n]));
+  let at = profile.startTime;
+  for (const [k, id] of profile.samples.entries()) {
+    const delta = profile.timeDeltas[k] ?? 0;
+    at += delta;
+    if (window && (at < window.fromUs || at > window.toUs)) continue;
+    const node = byId.get(id);
+    if (node) yield { node, delta };
+  }
+}
+
 /** One line of `costByMeshFrame`: busy ms per request charged to `frame`. */
 export interface FrameCost {
   frame: string;
@@ -113,17 +123,16 @@ export function costByMeshFrame(
   window?: SampleWindow,
   top = 15,
 ): { busyMsPerRequest: number; frames: FrameCost[] } {
-  const byId = new Map(profile.nodes.map((n) => [n.id, n]));
-  const parent = new Map<number, number>();
-  for (const n of profile.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
+  const parent = new Map<number, CpuProfileNode>();
+  for (const n of profile.nodes) for (const c of n.children ?? []) parent.set(c, n);
   const owner = new Map<number, string>();
   const ownerOf = (leaf: CpuProfileNode): string => {
     const known = owner.get(leaf.id);
     if (known !== undefined) return known;
     const where = packageOf(leaf.callFrame.url);
     let name = `(no mesh frame) ${where === '(native)' ? leaf.callFrame.functionName : where}`;
-    for (let id: number | undefined = leaf.id; id !== undefined; id = parent.get(id)) {
-      const { functionName, url, lineNumber } = byId.get(id)!.callFrame;
+    for (let n: CpuProfileNode | undefined = leaf; n; n = parent.get(n.id)) {
+      const { functionName, url, lineNumber } = n.callFrame;
       const own = url.includes('node_modules') ? null : /\/((?:apps|libs)\/.+)$/.exec(url);
       if (own) {
         name = `${functionName || '(anonymous)'} ${own[1]}:${lineNumber + 1}`;
@@ -135,13 +144,8 @@ export function costByMeshFrame(
   };
   const us = new Map<string, number>();
   let busyUs = 0;
-  let at = profile.startTime;
-  for (const [k, id] of profile.samples.entries()) {
-    const delta = profile.timeDeltas[k] ?? 0;
-    at += delta;
-    if (window && (at < window.fromUs || at > window.toUs)) continue;
-    const node = byId.get(id);
-    if (!node || node.callFrame.functionName === '(idle)') continue;
+  for (const { node, delta } of samplesIn(profile, window)) {
+    if (node.callFrame.functionName === '(idle)') continue;
     const name = ownerOf(node);
     us.set(name, (us.get(name) ?? 0) + delta);
     busyUs += delta;

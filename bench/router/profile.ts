@@ -36,6 +36,8 @@ const HOST_COUNTERS = [
   'nv_inference_compute_input_duration_us',
   'nv_inference_compute_infer_duration_us',
   'nv_inference_compute_output_duration_us',
+  'nv_inference_count',
+  'nv_inference_exec_count',
 ] as const;
 
 /** The host's Triton counters for one model, summed over versions. */
@@ -51,7 +53,9 @@ async function scrape(url: string): Promise<Record<string, number>> {
 /**
  * Where a request's time goes, in ms per request over the window: the client's mean latency
  * (Little's law on the closed loop), the host's own request duration (receipt to answer) and
- * its parts; the rest is the router and the two loopback hops.
+ * its parts; the rest is the router and the two loopback hops. The host's times are per host
+ * request, which every predict it carries spends alike; the last two columns say how many
+ * predicts the router coalesced into one host request and the host batched into one run.
  */
 function breakdown(
   before: Record<string, number>,
@@ -64,10 +68,14 @@ function breakdown(
   const ms = (k: (typeof HOST_COUNTERS)[number]) => Math.round((d(k) / n / 1000) * 100) / 100;
   const client = Math.round((concurrency / throughput) * 1000 * 100) / 100;
   const host = ms('nv_inference_request_duration_us');
+  // A host request is one router call, which may carry several coalesced predicts; a run is
+  // one session.run, which may batch several calls.
+  const per = (k: (typeof HOST_COUNTERS)[number]) =>
+    Math.round((d('nv_inference_count') / Math.max(1, d(k))) * 10) / 10;
   return [
-    '| per request, mean ms | client | host request | host queue | host input | ORT run | host output | router + hops |',
-    '|---|---|---|---|---|---|---|---|',
-    `| c=${concurrency} | ${client} | ${host} | ${ms('nv_inference_queue_duration_us')} | ${ms('nv_inference_compute_input_duration_us')} | ${ms('nv_inference_compute_infer_duration_us')} | ${ms('nv_inference_compute_output_duration_us')} | ${Math.round((client - host) * 100) / 100} |`,
+    '| per host request, mean ms | client | host request | host queue | host input | ORT run | host output | router + hops | items per host request | items per run |',
+    '|---|---|---|---|---|---|---|---|---|---|',
+    `| c=${concurrency} | ${client} | ${host} | ${ms('nv_inference_queue_duration_us')} | ${ms('nv_inference_compute_input_duration_us')} | ${ms('nv_inference_compute_infer_duration_us')} | ${ms('nv_inference_compute_output_duration_us')} | ${Math.round((client - host) * 100) / 100} | ${per('nv_inference_request_success')} | ${per('nv_inference_exec_count')} |`,
   ].join('\n');
 }
 

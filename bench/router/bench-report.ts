@@ -328,12 +328,12 @@ function pairTable(h: Headline, key: PairKey, title: string): string[] {
     '',
     `| measure | ${mixes.map((x) => `${x.mix}: before → after`).join(' | ')} |`,
     `|---|${mixes.map(() => '---|').join('')}`,
-    ...mixes[0]![key]!.map(
-      (row, i) =>
-        `| ${row.measure} | ${mixes
-          .map((x) => `${x[key]![i]!.before} → ${x[key]![i]!.after}`)
-          .join(' | ')} |`,
-    ),
+    ...mixes[0]![key]!.flatMap((row, i) => {
+      const cells = mixes.map((x) => x[key]![i]!);
+      // A measure neither arm has in this run (no raw ceiling ran, say) is left out.
+      if (cells.every((c) => Number.isNaN(c.before) && Number.isNaN(c.after))) return [];
+      return [`| ${row.measure} | ${cells.map((c) => `${c.before} → ${c.after}`).join(' | ')} |`];
+    }),
   ];
 }
 
@@ -365,8 +365,13 @@ function beforeAfterTable(h: Headline): string[] {
 export function renderMarkdown(report: BenchReport): string {
   const h = (report.headline ??= headline(report.points, report.machine.cores));
   const m = report.machine;
-  const row = (label: string, goal: string, f: (x: MixHeadline) => string) =>
-    `| ${label} | ${h.mixes.map(f).join(' | ')} | ${goal} |`;
+  // A measure whose arms were not in the run (its leading number is NaN in every mix) is left
+  // out; a missing figure inside a row that stays reads "n/a".
+  const row = (label: string, goal: string, f: (x: MixHeadline) => string) => {
+    const cells = h.mixes.map(f);
+    if (cells.every(notMeasured)) return undefined;
+    return `| ${label} | ${cells.map((c) => c.replace(/[+]?NaN/g, 'n/a')).join(' | ')} | ${goal} |`;
+  };
   const lines = [
     `# Router benchmark${report.quick ? ' (quick mode)' : ''}`,
     '',
@@ -530,5 +535,10 @@ export function renderMarkdown(report: BenchReport): string {
     '(HTTP keep-alive, one gRPC channel); `open …` arms send at a fixed rate for the mix.',
     '',
   ];
-  return lines.join('\n');
+  return lines.filter((l) => l !== undefined).join('\n');
+}
+
+/** A headline cell whose leading figure is missing: the arms it compares did not run. */
+function notMeasured(cell: string): boolean {
+  return /^[+]?NaN\b/.test(cell) || cell === '—' || cell === 'n/a';
 }

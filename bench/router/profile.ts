@@ -73,7 +73,7 @@ function breakdown(
   const per = (k: (typeof HOST_COUNTERS)[number]) =>
     Math.round((d('nv_inference_count') / Math.max(1, d(k))) * 10) / 10;
   return [
-    '| per host request, mean ms | client | host request | host queue | host input | ORT run | host output | router + hops | items per host request | items per run |',
+    '| mean ms | client, per predict | host request | host queue | host input | ORT run | host output | router + hops | items per host request | items per run |',
     '|---|---|---|---|---|---|---|---|---|---|',
     `| c=${concurrency} | ${client} | ${host} | ${ms('nv_inference_queue_duration_us')} | ${ms('nv_inference_compute_input_duration_us')} | ${ms('nv_inference_compute_infer_duration_us')} | ${ms('nv_inference_compute_output_duration_us')} | ${Math.round((client - host) * 100) / 100} | ${per('nv_inference_request_success')} | ${per('nv_inference_exec_count')} |`,
   ].join('\n');

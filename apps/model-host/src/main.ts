@@ -91,6 +91,7 @@ async function startModels(config: ModelHostConfig, logger: Logger) {
       spinBetweenRuns:
         config.ORT_SPIN_BETWEEN_RUNS === '1' || config.ORT_SPIN_BETWEEN_RUNS === 'true',
       loneBatchThreads: config.ORT_LONE_BATCH_THREADS,
+      poolThreadNice: config.ORT_POOL_THREAD_NICE,
       cores: availableParallelism(),
     },
     new HostMetrics(registry),

@@ -24,6 +24,16 @@ describe('loadModelHostConfig', () => {
     );
   });
 
+  it('starts pool threads at nice 19 unless told a value from 0 to 19', () => {
+    expect(loadModelHostConfig({}, []).ORT_POOL_THREAD_NICE).toBe(19);
+    expect(loadModelHostConfig({ ORT_POOL_THREAD_NICE: '0' }, []).ORT_POOL_THREAD_NICE).toBe(0);
+    for (const bad of ['20', '-1', '1.5', 'low']) {
+      expect(() => loadModelHostConfig({ ORT_POOL_THREAD_NICE: bad }, [])).toThrow(
+        /ORT_POOL_THREAD_NICE/,
+      );
+    }
+  });
+
   it('reads the memory budget in MB; unset or empty is unlimited', () => {
     expect(loadModelHostConfig({}, []).MODEL_HOST_MEMORY_BUDGET_MB).toBeUndefined();
     expect(

@@ -52,6 +52,14 @@ const hostEnv = {
    * them. The lone-batch session always stops. A model's `spin_between_runs` overrides it.
    */
   ORT_SPIN_BETWEEN_RUNS: z.enum(['0', '1', 'false', 'true']).default('1'),
+  /**
+   * Nice value (0–19) of every session's intra-op pool threads on Linux; 0 leaves them at the
+   * host's. Their spinning then gives way to the host's event loop and to anything else on the
+   * cores as soon as that wakes, while a run still gets every core nobody else wants (ADR 0004).
+   * The worker thread that runs each session keeps its priority where the process may lower a
+   * nice value again (CAP_SYS_NICE); without that it runs at this value too, and the host warns.
+   */
+  ORT_POOL_THREAD_NICE: intBetween(0, 19).default(19),
   SHUTDOWN_DRAIN_MS: positiveInt(8000, 600_000),
   /**
    * Resident memory (MB) the host lets its loaded versions add up to; a load that would pass it

@@ -13,6 +13,7 @@ import type {
   WireTensor,
   WorkerReply,
 } from './ort-worker-protocol';
+import { startWithPoolNice } from './pool-thread-priority';
 
 type Port = NonNullable<typeof parentPort>;
 
@@ -103,26 +104,38 @@ async function run(session: ort.InferenceSession, msg: RunMessage, port: Port): 
 async function main(port: Port): Promise<void> {
   const opts = workerData as SessionOptionsData;
   let session: ort.InferenceSession;
+  let poolNice = 0;
+  let threadNice = 0;
   try {
-    session = await ort.InferenceSession.create(opts.modelPath, {
-      intraOpNumThreads: opts.intraOpThreads,
-      interOpNumThreads: opts.interOpThreads,
-      graphOptimizationLevel: opts.graphOptimizationLevel,
-      executionMode: 'sequential',
-      ...(opts.logSeverityLevel !== undefined ? { logSeverityLevel: opts.logSeverityLevel } : {}),
-      // ORT reads these as strings and ignores values it does not know, so only '0' / '1'.
-      // Spinning (on by default, for every session) saves waking each pool thread per operator.
-      // force_spinning_stop ends it as soon as a run returns; without it (spinBetweenRuns) the
-      // pool keeps spinning for ORT's own bounded spell after a run, so the next request of a
-      // steady stream finds its threads awake, and an idle session still parks them.
-      extra: {
-        session: {
-          intra_op: { allow_spinning: opts.allowSpinning ? '1' : '0' },
-          inter_op: { allow_spinning: opts.allowSpinning ? '1' : '0' },
-          force_spinning_stop: opts.spinBetweenRuns === true ? '0' : '1',
+    const create = () =>
+      ort.InferenceSession.create(opts.modelPath, {
+        intraOpNumThreads: opts.intraOpThreads,
+        interOpNumThreads: opts.interOpThreads,
+        graphOptimizationLevel: opts.graphOptimizationLevel,
+        executionMode: 'sequential',
+        ...(opts.logSeverityLevel !== undefined ? { logSeverityLevel: opts.logSeverityLevel } : {}),
+        // ORT reads these as strings and ignores values it does not know, so only '0' / '1'.
+        // Spinning (on by default, for every session) saves waking each pool thread per operator.
+        // force_spinning_stop ends it as soon as a run returns; without it (spinBetweenRuns) the
+        // pool keeps spinning for ORT's own bounded spell after a run, so the next request of a
+        // steady stream finds its threads awake, and an idle session still parks them.
+        extra: {
+          session: {
+            intra_op: { allow_spinning: opts.allowSpinning ? '1' : '0' },
+            inter_op: { allow_spinning: opts.allowSpinning ? '1' : '0' },
+            force_spinning_stop: opts.spinBetweenRuns === true ? '0' : '1',
+          },
         },
-      },
-    });
+      });
+    // A session of n intra-op threads starts n - 1 pool threads; this thread is the n-th.
+    const started = await startWithPoolNice(
+      opts.poolThreadNice ?? 0,
+      opts.intraOpThreads - 1,
+      create,
+    );
+    session = started.value;
+    poolNice = started.poolNice;
+    threadNice = started.threadNice;
   } catch (err: unknown) {
     const message = err instanceof Error ? err.message : String(err);
     port.postMessage({ kind: 'init-failed', message } satisfies WorkerReply);
@@ -140,6 +153,8 @@ async function main(port: Port): Promise<void> {
     kind: 'ready',
     inputs: valueInfo(session.inputMetadata),
     outputs: valueInfo(session.outputMetadata),
+    poolNice,
+    threadNice,
   } satisfies WorkerReply);
 }
 

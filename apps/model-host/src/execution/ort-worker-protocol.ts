@@ -18,6 +18,11 @@ export interface SessionOptionsData {
    * `session.force_spinning_stop`; only with `allowSpinning`. Unset: stop as each run returns.
    */
   spinBetweenRuns?: boolean;
+  /**
+   * Nice value (1–19) for the intra-op pool threads ORT starts for this session; 0 or unset: they
+   * keep the worker's. Linux only, and only for sessions of 2 threads or more (1 has no pool).
+   */
+  poolThreadNice?: number;
   /** ORT's log level (0 verbose … 4 fatal); unset: ORT's default, warnings included. */
   logSeverityLevel?: 0 | 1 | 2 | 3 | 4;
 }
@@ -49,7 +54,15 @@ export interface CloseMessage {
 export type HostMessage = RunMessage | CloseMessage;
 
 export type WorkerReply =
-  | { kind: 'ready'; inputs: ValueInfo[]; outputs: ValueInfo[] }
+  | {
+      kind: 'ready';
+      inputs: ValueInfo[];
+      outputs: ValueInfo[];
+      /** The nice value the session's pool threads started with (0: left as they were). */
+      poolNice: number;
+      /** This worker's own nice value after the session started (see `poolThreadNice`). */
+      threadNice: number;
+    }
   | { kind: 'init-failed'; message: string }
   | {
       kind: 'result';

@@ -28,7 +28,19 @@ describe('instanceSessionOptions', () => {
 describe('loneSessionOptions', () => {
   it('gives the session its threads and keeps spinning during runs as configured', () => {
     const lone = loneSessionOptions({ ...configured, intraOpThreads: 1 }, 4, 2);
-    expect(lone).toEqual({ ...configured, intraOpThreads: 4, spinBetweenRuns: false });
+    expect(lone).toEqual({
+      ...configured,
+      intraOpThreads: 4,
+      spinBetweenRuns: false,
+      poolThreadNice: 0,
+    });
+  });
+
+  it('keeps its pool threads at the host priority, where the instances give theirs way', () => {
+    const niced = { ...configured, poolThreadNice: 19 };
+    expect(loneSessionOptions(niced, 2, 1).poolThreadNice).toBe(0);
+    expect(loneSessionOptions(niced, 2, 2).poolThreadNice).toBe(0);
+    expect(instanceSessionOptions(niced, 0).poolThreadNice).toBe(19);
   });
 
   it('never spins past its run beside several instances (batches run beside it)', () => {

@@ -29,6 +29,11 @@ export function instanceSessionOptions(
  * cores. A single instance runs the batches of a load (those that waited for another batch, see
  * ModelVersionRuntime), and the twin's spell after a run is what lets the next lone request of a
  * steady stream find its threads awake (0.69 ms at c=1, docs/benchmarks/spin-past-runs-epyc.md).
+ *
+ * Its pool threads keep the host's priority (`poolThreadNice` is for instances): it runs only when
+ * nothing else does, so there is nobody for them to give way to, and a thread of lower priority
+ * woken for a lone run waits for the event loop's leftovers first (the tuned config's c=1 p50 was
+ * 0.59 ms slower with it, outside its A/A pair's 0.11 ms; docs/benchmarks/pool-nice-epyc.md).
  */
 export function loneSessionOptions(
   options: SessionOptionsData,
@@ -39,5 +44,6 @@ export function loneSessionOptions(
     ...options,
     intraOpThreads: threads,
     spinBetweenRuns: instances === 1 && options.spinBetweenRuns === true,
+    poolThreadNice: 0,
   };
 }

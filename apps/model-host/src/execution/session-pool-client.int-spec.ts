@@ -1,4 +1,5 @@
-import { existsSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { getPriority } from 'node:os';
 import { join } from 'node:path';
 import { execSync } from 'node:child_process';
 import { LONE_REST_MS, SessionPoolClient } from './session-pool-client';
@@ -14,6 +15,30 @@ const options = {
 };
 
 const int64 = (values: number[]) => BigInt64Array.from(values.map(BigInt)).buffer;
+
+/** Every thread of this process and its nice value (the 19th field of /proc/<pid>/task/<tid>/stat). */
+function threadNices(): Map<string, number> {
+  const out = new Map<string, number>();
+  for (const tid of readdirSync('/proc/self/task')) {
+    try {
+      const stat = readFileSync(`/proc/self/task/${tid}/stat`, 'utf8');
+      out.set(tid, Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16]));
+    } catch {
+      // the thread ended between the listing and the read
+    }
+  }
+  return out;
+}
+
+/** Threads started while `fn` ran, with their nice values. */
+async function threadsStartedBy<T>(fn: () => Promise<T>): Promise<{ value: T; nices: number[] }> {
+  const before = threadNices();
+  const value = await fn();
+  const nices = [...threadNices()].filter(([tid]) => !before.has(tid)).map(([, n]) => n);
+  return { value, nices };
+}
+
+const onLinux = process.platform === 'linux' ? it : it.skip;
 
 describe('SessionPoolClient (real ORT in worker threads)', () => {
   jest.setTimeout(60_000);
@@ -172,6 +197,49 @@ describe('SessionPoolClient (real ORT in worker threads)', () => {
       await expect(pool.run(feeds(), ['logits'])).resolves.toMatchObject({
         outputs: [{ dims: [1, 3] }],
       });
+    } finally {
+      await pool.close();
+    }
+  });
+
+  onLinux(
+    'starts the pool threads of a 2-thread session at poolThreadNice, and leaves the rest',
+    async () => {
+      const own = getPriority();
+      const { value: pool, nices } = await threadsStartedBy(() =>
+        SessionPoolClient.start(1, {
+          ...options,
+          intraOpThreads: 2,
+          allowSpinning: true,
+          poolThreadNice: 15,
+          modelPath: MODEL,
+        }),
+      );
+      try {
+        expect(pool.nice.pool).toBe(15);
+        // The worker thread gets its own value back where the process may lower one (root here,
+        // CAP_SYS_NICE in a container); elsewhere it stays with its pool.
+        expect([own, 15]).toContain(pool.nice.worker);
+        const workerAt15 = pool.nice.worker === 15 ? 1 : 0;
+        // The worker thread and ORT's one pool thread; ORT may start a thread of its own once per
+        // process, on the first session, which inherits the value too.
+        expect(nices.filter((n) => n === 15).length).toBeGreaterThanOrEqual(1 + workerAt15);
+        expect(nices.filter((n) => n === own).length).toBeGreaterThanOrEqual(1 - workerAt15);
+        expect(getPriority()).toBe(own);
+      } finally {
+        await pool.close();
+      }
+    },
+  );
+
+  onLinux("starts a 1-thread session, which has no pool, at the host's priority", async () => {
+    const own = getPriority();
+    const { value: pool, nices } = await threadsStartedBy(() =>
+      SessionPoolClient.start(1, { ...options, poolThreadNice: 15, modelPath: MODEL }),
+    );
+    try {
+      expect(pool.nice).toEqual({ pool: 0, worker: own });
+      expect(nices).not.toContain(15);
     } finally {
       await pool.close();
     }

@@ -107,6 +107,11 @@ export class SessionPoolClient {
   private readonly now: () => number;
   inputs: ValueInfo[] = [];
   outputs: ValueInfo[] = [];
+  /**
+   * The highest nice values among the sessions' pool threads and worker threads, as the workers
+   * reported them at start (see `SessionOptionsData.poolThreadNice`).
+   */
+  readonly nice = { pool: 0, worker: 0 };
   /** Called when a replacement instance is ready, so queued work can use it. */
   onCapacity: () => void = () => undefined;
 
@@ -222,6 +227,8 @@ export class SessionPoolClient {
           case 'ready':
             this.inputs = reply.inputs;
             this.outputs = reply.outputs;
+            this.nice.pool = Math.max(this.nice.pool, reply.poolNice);
+            this.nice.worker = Math.max(this.nice.worker, reply.threadNice);
             inst.ready = true;
             resolve();
             return;

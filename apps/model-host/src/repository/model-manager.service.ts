@@ -7,6 +7,7 @@ import {
   InvalidInferenceError,
 } from '../core/model-host.errors';
 import type { ModelVersionRuntime } from '../core/model-version-runtime';
+import { workersKeptPoolNice } from '../execution/pool-thread-priority';
 import { BuildMemoryMeter } from './build-memory-meter';
 import { MemoryBudgetService } from './memory-budget.service';
 import type { ModelFiles, ModelFilesRepository } from './model-files.repository';
@@ -34,6 +35,7 @@ export interface HostMemoryOptions {
 export class ModelManagerService {
   private readonly models = new Map<string, ModelEntry>();
   private readonly locks = new Map<string, Promise<void>>();
+  private warnedOfWorkerNice = false;
   private started = false;
   private readonly meter: BuildMemoryMeter;
   readonly memory: MemoryBudgetService;
@@ -244,6 +246,7 @@ export class ModelManagerService {
               { event: 'instance-split', ...split },
               `model '${split.model}' version ${split.version}: ${split.instances} instances × ${split.intraOpThreads} intra-op threads (${split.reason})`,
             ),
+          onNice: (nice) => this.warnOfWorkerNice(nice),
         }),
       ),
     );
@@ -255,6 +258,21 @@ export class ModelManagerService {
       else failed.set(v, errorText(r.reason));
     });
     return { ...plan, fresh, failed };
+  }
+
+  /** Once per host: the pool threads' nice value reached the worker threads too. */
+  private warnOfWorkerNice(nice: {
+    model: string;
+    version: string;
+    pool: number;
+    worker: number;
+  }): void {
+    if (!workersKeptPoolNice(nice) || this.warnedOfWorkerNice) return;
+    this.warnedOfWorkerNice = true;
+    this.logger.warn(
+      { event: 'worker-nice', ...nice },
+      `model '${nice.model}' version ${nice.version}: the session worker threads run at nice ${nice.worker} as well as the pool threads, because this process may not lower a nice value again (no CAP_SYS_NICE); set ORT_POOL_THREAD_NICE=0 to leave every inference thread at the host's priority`,
+    );
   }
 
   private failModel(entry: ModelEntry, reason: string): void {

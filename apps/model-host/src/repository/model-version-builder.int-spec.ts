@@ -6,7 +6,7 @@ import { Registry } from 'prom-client';
 import { HostMetrics } from '../core/host.metrics';
 import type { ModelVersionRuntime } from '../core/model-version-runtime';
 import { BuildMemoryMeter } from './build-memory-meter';
-import { buildModelVersion, hostSessionDefaults } from './model-version-builder';
+import { buildModelVersion, hostSessionDefaults, type NiceObserver } from './model-version-builder';
 import { warmupInputs, type SessionDefaults } from './model-version-loader';
 
 const ROOT = join(__dirname, '..', '..', '..', '..');
@@ -27,13 +27,17 @@ function config(parameters: Record<string, string> = {}) {
   return parseModelConfig(text, 'sentiment-en/config.pbtxt');
 }
 
-async function build(defaults: SessionDefaults, parameters: Record<string, string> = {}) {
+async function build(
+  defaults: SessionDefaults,
+  parameters: Record<string, string> = {},
+  onNice?: NiceObserver,
+) {
   const registry = new Registry();
   const runtime = await buildModelVersion(
     config(parameters),
     MODEL,
     { model: 'sentiment-en', version: 1 },
-    { defaults, metrics: new HostMetrics(registry), meter: new BuildMemoryMeter() },
+    { defaults, metrics: new HostMetrics(registry), meter: new BuildMemoryMeter(), onNice },
   );
   return { runtime, registry };
 }
@@ -81,6 +85,38 @@ describe('a single 2-thread instance and a lone-batch twin (real ORT sessions)',
       } finally {
         await runtime.drain();
       }
+    }
+  });
+});
+
+describe('the pool threads of a version (real ORT sessions)', () => {
+  jest.setTimeout(120_000);
+
+  const onLinux = process.platform === 'linux' ? it : it.skip;
+
+  onLinux(
+    'start at poolThreadNice and are told to the build context, once per version',
+    async () => {
+      const seen: Parameters<NiceObserver>[0][] = [];
+      const { runtime } = await build({ ...DEFAULTS, poolThreadNice: 12 }, {}, (n) => seen.push(n));
+      try {
+        expect(seen).toHaveLength(1);
+        expect(seen[0]).toMatchObject({ model: 'sentiment-en', version: '1', pool: 12 });
+        // Root gets its worker thread's value back; a process without CAP_SYS_NICE keeps 12.
+        expect([0, 12]).toContain(seen[0]!.worker);
+      } finally {
+        await runtime.drain();
+      }
+    },
+  );
+
+  it('keep the host priority with poolThreadNice unset', async () => {
+    const seen: Parameters<NiceObserver>[0][] = [];
+    const { runtime } = await build(DEFAULTS, {}, (n) => seen.push(n));
+    try {
+      expect(seen).toEqual([{ model: 'sentiment-en', version: '1', pool: 0, worker: 0 }]);
+    } finally {
+      await runtime.drain();
     }
   });
 });

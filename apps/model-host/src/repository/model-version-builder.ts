@@ -32,6 +32,14 @@ import { readOnnxGraphWiringFile } from './onnx-graph-reader';
 /** Told how a version without an instance count was split (one info line per version). */
 export type SplitObserver = (split: InstanceSplit & { model: string; version: string }) => void;
 
+/** Told the nice values a version's sessions started with (SessionPoolClient.nice). */
+export type NiceObserver = (nice: {
+  model: string;
+  version: string;
+  pool: number;
+  worker: number;
+}) => void;
+
 /** What building one version needs beyond its model file and config. */
 export interface VersionBuildContext {
   defaults: SessionDefaults;
@@ -39,6 +47,7 @@ export interface VersionBuildContext {
   /** Measures the build's resident memory; one meter per process serializes builds. */
   meter: BuildMemoryMeter;
   onSplit?: SplitObserver;
+  onNice?: NiceObserver;
 }
 
 /** `memory_mb_v<N>` of this version; a value that is not a positive number refuses the load. */
@@ -56,6 +65,7 @@ async function startRuntime(
   options: SessionOptionsData,
   loneThreads: number,
   metrics: HostMetrics,
+  onNice?: NiceObserver,
 ): Promise<ModelVersionRuntime> {
   const path = options.modelPath;
   const pool = await SessionPoolClient.start(spec.instances ?? 1, options, loneThreads).catch(
@@ -70,6 +80,7 @@ async function startRuntime(
     await pool.close();
     throw new ModelLoadError(problems.join('; '));
   }
+  onNice?.({ model: spec.model, version: spec.version, ...pool.nice });
   const runtime = new ModelVersionRuntime(spec, pool, metrics);
   try {
     await runtime.warmUp(warmupInputs(spec));
@@ -114,7 +125,7 @@ export async function buildModelVersion(
   const options = sessionOptions(config, path, defaults, split.intraOpThreads);
   const lone = loneBatchThreads(config, defaults, split.instances, options.intraOpThreads);
   const { value: runtime, mb } = await ctx.meter.measure(() =>
-    startRuntime(config, spec, options, lone, ctx.metrics),
+    startRuntime(config, spec, options, lone, ctx.metrics, ctx.onNice),
   );
   spec.measuredMemoryMb = mb;
   spec.memoryMb = Math.max(declared ?? 0, mb);

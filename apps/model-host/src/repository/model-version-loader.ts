@@ -36,6 +36,8 @@ export interface SessionDefaults {
   cores: number;
   /** ORT's log level for every session; unset: ORT's default (warnings included). */
   logSeverityLevel?: SessionOptionsData['logSeverityLevel'];
+  /** Nice value of every session's intra-op pool threads (ORT_POOL_THREAD_NICE); 0/unset: theirs. */
+  poolThreadNice?: number;
 }
 
 /** Intra-op threads per session when neither the environment nor config.pbtxt sets them. */
@@ -112,6 +114,7 @@ export function sessionOptions(
     spinBetweenRuns:
       spinning && flagParameter(config, 'spin_between_runs', d.spinBetweenRuns ?? false),
     ...(d.logSeverityLevel !== undefined ? { logSeverityLevel: d.logSeverityLevel } : {}),
+    ...(d.poolThreadNice ? { poolThreadNice: d.poolThreadNice } : {}),
   };
 }
 

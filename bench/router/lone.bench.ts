@@ -28,10 +28,8 @@ import { latencyStats, medianOf, round } from './bench-measure';
 import {
   BENCH_MODEL,
   ROOT,
-  startBenchHost,
-  startBenchRouter,
+  startBenchMesh,
   startNaivePeer,
-  waitReady,
   type BenchProcess,
 } from './bench-processes';
 import { asUsersWriteIt, ensureBuiltAndGenerated, repositoryVariant } from './bench-setup';
@@ -40,7 +38,7 @@ import { RouterGrpcClient } from './router-grpc.client';
 
 const { name: MODEL, task: TASK, key: KEY } = BENCH_MODEL;
 
-/** The issue's c=1 goals for the config as written: p50 over the peer's, in ms. */
+/** Issue 31's c=1 goals for the config as written: p50 over the peer's, in ms. */
 const GOALS: Record<string, number> = { 'as-written': 1.5, 'as-written-grpc-stream': 1.0 };
 
 interface Arm {
@@ -60,14 +58,14 @@ interface ArmResult {
 const BOOTSTRAP_SEED = 20261204;
 
 /** An arm's p50 minus another's, block by block within a cycle: median and 95 % interval. */
-export interface PairedDifference {
+interface PairedDifference {
   median: number;
   low: number;
   high: number;
   cycles: number;
 }
 
-export interface LoneReport {
+interface LoneReport {
   at: string;
   machine: string;
   loadBefore: number[];
@@ -101,7 +99,7 @@ function readArgs(argv: string[]) {
  * Median of `a[j] - b[j]` over the cycles j, with a percentile bootstrap interval (resampling
  * cycles, a seeded generator so a report can be computed again).
  */
-export function pairedDifference(
+function pairedDifference(
   a: readonly number[],
   b: readonly number[],
   resamples = 2000,
@@ -176,10 +174,7 @@ async function startMesh(
   clients: RouterGrpcClient[],
   corpus: readonly string[],
 ): Promise<Arm[]> {
-  const host = await startBenchHost('model-host', repository, MODEL);
-  procs.push(host);
-  await waitReady(`${host.urls.http}/healthz/ready`);
-  const router = await startBenchRouter(host, repository, procs, {
+  const { router } = await startBenchMesh(repository, procs, {
     keyPrefix: `bench-lone-${process.pid}${suffix}`,
   });
   const grpc = new RouterGrpcClient(router.urls.grpc!, KEY);

@@ -14,12 +14,15 @@
  * ended (ORT's pool threads spin for a spell after a run) does not slow the next arm's first
  * requests.
  *
+ * `--baseline DIR` adds a third router and host built in another checkout (the mesh before a
+ * change), and reports this build minus that one, block by block, per transport.
+ *
  * Writes docs/benchmarks/<name>.{json,md}; `--render FILE.json` writes the Markdown of a saved
  * report again, with its `analysis`.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { parseCliArgs } from '../../scripts/cli-args';
 import { machineLine } from '../host/host-bench.report';
@@ -77,6 +80,8 @@ interface LoneReport {
   overPeer: Record<string, PairedDifference>;
   /** The second mesh against the first, per transport: the noise band. */
   aa: Record<string, PairedDifference>;
+  /** With `--baseline`: this build minus the baseline checkout's, per transport. */
+  baseline?: { dir: string; byTransport: Record<string, PairedDifference> };
   analysis?: string;
 }
 
@@ -85,6 +90,7 @@ function readArgs(argv: string[]) {
     args: argv,
     options: {
       seconds: { type: 'string' },
+      baseline: { type: 'string' },
       'block-ms': { type: 'string' },
       'settle-ms': { type: 'string' },
       models: { type: 'string' },
@@ -137,6 +143,16 @@ function render(r: LoneReport): string {
     return `| ${name} | ${interval(d)} | ${goal === undefined ? '—' : `≤ +${goal}: ${verdict(d, goal)}`} |`;
   });
   const aaRows = Object.entries(r.aa).map(([name, d]) => `| ${name} | ${interval(d)} |`);
+  const baselineRows = r.baseline
+    ? [
+        '',
+        `## Before → after: this build minus the build in \`${r.baseline.dir}\` (negative: faster now)`,
+        '',
+        '| transport | this − baseline |',
+        '|---|---|',
+        ...Object.entries(r.baseline.byTransport).map(([t, d]) => `| ${t} | ${interval(d)} |`),
+      ]
+    : [];
   return [
     '# A lone request, arms taking turns in short blocks',
     '',
@@ -155,6 +171,7 @@ function render(r: LoneReport): string {
     '| transport | second − first |',
     '|---|---|',
     ...aaRows,
+    ...baselineRows,
     '',
     '## Every request, pooled',
     '',
@@ -166,21 +183,30 @@ function render(r: LoneReport): string {
   ].join('\n');
 }
 
-/** A host and a router of this build on the as-written config; their two c=1 arms. */
+/** Which mesh an arm goes through: its name suffix, its path's words, and the build it runs. */
+interface MeshSpec {
+  suffix: string;
+  which: string;
+  /** The checkout whose build runs (another commit, for a before/after); this one if unset. */
+  root?: string;
+}
+
+/** A host and a router on the as-written config; their two c=1 arms. */
 async function startMesh(
   repository: string,
-  suffix: string,
+  spec: MeshSpec,
   procs: BenchProcess[],
   clients: RouterGrpcClient[],
   corpus: readonly string[],
 ): Promise<Arm[]> {
+  const { suffix, which } = spec;
   const { router } = await startBenchMesh(repository, procs, {
     keyPrefix: `bench-lone-${process.pid}${suffix}`,
+    ...(spec.root ? { root: spec.root } : {}),
   });
   const grpc = new RouterGrpcClient(router.urls.grpc!, KEY);
   clients.push(grpc);
   const text = (i: number) => corpus[i % corpus.length]!;
-  const which = suffix ? 'a second router and host of this build' : 'router → host';
   return [
     {
       name: `as-written${suffix}`,
@@ -228,6 +254,7 @@ async function main(): Promise<void> {
     throw new Error('--seconds must be > 0 and --block-ms > --settle-ms >= 0');
   }
   const models = flags.models ?? join(ROOT, '.bench-models');
+  const baselineDir = flags.baseline === undefined ? undefined : resolve(flags.baseline);
   const name = flags.name ?? 'lone';
   const out = flags.out ?? join(ROOT, 'docs', 'benchmarks');
   ensureBuiltAndGenerated(models, MODEL);
@@ -238,6 +265,7 @@ async function main(): Promise<void> {
   const loadBefore = loadavg().map((l) => round(l, 2));
   try {
     const peer = await startNaivePeer(models, procs);
+    const rest = [procs, clients, corpus] as const;
     const arms: Arm[] = [
       {
         name: 'naive-peer',
@@ -248,8 +276,23 @@ async function main(): Promise<void> {
             JSON.stringify({ task: TASK, text: corpus[i % corpus.length] }),
           ),
       },
-      ...(await startMesh(repo.root, '', procs, clients, corpus)),
-      ...(await startMesh(repo.root, '-aa', procs, clients, corpus)),
+      ...(await startMesh(repo.root, { suffix: '', which: 'router → host' }, ...rest)),
+      ...(await startMesh(
+        repo.root,
+        { suffix: '-aa', which: 'a second router and host of this build' },
+        ...rest,
+      )),
+      ...(baselineDir
+        ? await startMesh(
+            repo.root,
+            {
+              suffix: '-baseline',
+              which: `router → host built in ${baselineDir}`,
+              root: baselineDir,
+            },
+            ...rest,
+          )
+        : []),
     ];
     let i = 0;
     // Warm-up: V8 compiles each request path over the first seconds of load.
@@ -297,6 +340,23 @@ async function main(): Promise<void> {
           perBlock.get('as-written-grpc-stream')!,
         ),
       },
+      ...(baselineDir
+        ? {
+            baseline: {
+              dir: baselineDir,
+              byTransport: {
+                HTTP: pairedDifference(
+                  perBlock.get('as-written')!,
+                  perBlock.get('as-written-baseline')!,
+                ),
+                PredictStream: pairedDifference(
+                  perBlock.get('as-written-grpc-stream')!,
+                  perBlock.get('as-written-baseline-grpc-stream')!,
+                ),
+              },
+            },
+          }
+        : {}),
     };
     const file = join(out, `${name}.json`);
     writeFileSync(file, `${JSON.stringify(report, null, 2)}\n`);

@@ -199,10 +199,10 @@ async function startMesh(
   clients: RouterGrpcClient[],
   corpus: readonly string[],
 ): Promise<Arm[]> {
-  const { suffix, which } = spec;
+  const { suffix, which, root } = spec;
   const { router } = await startBenchMesh(repository, procs, {
     keyPrefix: `bench-lone-${process.pid}${suffix}`,
-    ...(spec.root ? { root: spec.root } : {}),
+    root,
   });
   const grpc = new RouterGrpcClient(router.urls.grpc!, KEY);
   clients.push(grpc);

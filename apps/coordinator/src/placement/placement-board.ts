@@ -110,8 +110,8 @@ export class PlacementBoard {
    * and not used yet stays, so its waiting requests are not sent back to wait again.
    */
   usedSinceLoad(r: SnapshotResident, v: SnapshotVersion): boolean {
-    const resolution = this.options.lastUseResolutionMs ?? 5_000;
-    return v.lastUsedAt > 0 && v.lastUsedAt > r.since - resolution;
+    const slack = this.options.lastUseSlackMs ?? 0;
+    return v.lastUsedAt > 0 && v.lastUsedAt > r.since - slack;
   }
 
   /** In flight, pinned by a running job, in an active rollout, or asked for: never evicted. */

@@ -139,6 +139,22 @@ describe('PlacementPolicy with budgets', () => {
     expect(plan.changes.map(brief)).toEqual(['unload served a evict', 'load new a demand']);
   });
 
+  it('never counts a use of an earlier copy as a use of a copy loaded after it', () => {
+    // `back` served at NOW - 1 500, was evicted, and was loaded again at NOW - 1 000 for a
+    // waiting request that has not reached it yet: a new cold start must not take its room.
+    const plan = policy.plan(
+      snapshot(
+        [backend('a', 100, [['back', 100, NOW - 1_000]])],
+        [
+          version('back', { lastUsedAt: NOW - 1_500, rate: 1 }),
+          version('new', { wanted: ['route', 'demand'] }),
+        ],
+      ),
+    );
+    expect(plan.changes).toEqual([]);
+    expect(plan.skipped.map((x) => x.model)).toEqual(['new']);
+  });
+
   it('keeps young copies for loads that only follow traffic (no waiting request)', () => {
     const young = NOW - 10_000;
     const plan = policy.plan(

@@ -89,9 +89,6 @@ function placer(
     policy: new PlacementPolicy({
       minResidencyMs: config.PLACEMENT_MIN_RESIDENCY_MS,
       ratePerCopy: config.PLACEMENT_RATE_PER_COPY,
-      // Routers write each version's last request time at their signal flush (1 s); the slack
-      // covers that and clock skew between a router and the coordinator.
-      lastUseResolutionMs: 1_000,
     }),
     backends: fleet,
     sources,

@@ -98,6 +98,47 @@ describe('Placer with budgets (real Redis, fake backends)', () => {
     expect(await second.registry.metrics()).toContain('mesh_placement_evictions_total 1');
   });
 
+  it('starts a copy’s residency when its load finished, so a slow load is not evicted unused', async () => {
+    const { placer, backends, sources, demand, repository, clock } = rig();
+    const busy = ['a1', 'a2', 'a3', 'b1', 'b2', 'b3'];
+    sources.routeList = [...busy, 'cold', 'next'].map((m) => route(m));
+    for (const m of busy) backends.host(m.startsWith('a') ? A : B).models.set(m, [1]);
+    await placer.reconcile(); // every residency clock starts here; both budgets are full
+    clock.advance(61);
+    // Every resident version carries traffic; `cold`, once loaded, serves nobody yet: the
+    // first to go in least-recently-used order as soon as it counts as settled.
+    sources.traffic = busy.map((model) => ({
+      model,
+      version: 1,
+      requests: 30,
+      lastBucketAt: clock.ms,
+    }));
+    // Loads take longer than the minimum residency (60 s) from here on.
+    const serve = backends.serve.bind(backends);
+    backends.serve = async (model, versions, addresses) => {
+      clock.advance(70);
+      return serve(model, versions, addresses);
+    };
+    await demand.request('cold', 1, 'router-1');
+    await placer.reconcile();
+    expect(backends.calls).toEqual([
+      expect.stringMatching(/^unload /),
+      expect.stringMatching(/ cold \[1\]$/),
+    ]);
+    const holder = backends.host(A).models.has('cold') ? A : B;
+    const copy = (await repository.ledgers()).get(holder)?.resident.find((r) => r.model === 'cold');
+    expect(copy?.since).toBe(clock.ms);
+
+    backends.calls = [];
+    await demand.request('next', 1, 'router-2');
+    await placer.reconcile();
+    expect(backends.calls).toEqual([
+      expect.stringMatching(/^unload host-[ab]:8001 [ab]\d$/),
+      expect.stringMatching(/^serve host-[ab]:8001 next \[1\]$/),
+    ]);
+    expect(backends.host(holder).models.get('cold')).toEqual([1]);
+  });
+
   it('places a vanished backend’s busy versions on the one left', async () => {
     const { placer, backends, sources, clock } = rig();
     sources.routeList = [route('hot'), route('idle')];

@@ -143,7 +143,10 @@ export class Placer {
       );
       await this.record(carried, now);
       await this.refineFootprints(carried);
-      await this.deps.repository.writeLedgers(this.ledgers(inputs, carried, now));
+      // A copy's residency starts when its load finished, not when the pass began: a load that
+      // outlasts the minimum residency would otherwise be evictable before anyone could use it.
+      const loadedAt = this.deps.clock.now();
+      await this.deps.repository.writeLedgers(this.ledgers(inputs, carried, now, loadedAt));
       await this.deps.repository.recordLastUse(inputs.lastUse);
       await this.answerDemand(inputs);
       return carried;
@@ -171,7 +174,12 @@ export class Placer {
     }
   }
 
-  private ledgers(inputs: PassInputs, done: readonly CarriedOut[], now: number): BackendLedger[] {
+  private ledgers(
+    inputs: PassInputs,
+    done: readonly CarriedOut[],
+    now: number,
+    loadedAt: number,
+  ): BackendLedger[] {
     const mb = new Map(inputs.snapshot.versions.map((v) => [versionKey(v.model, v.version), v.mb]));
     const loaded = new Set(
       done
@@ -191,7 +199,7 @@ export class Placer {
                 model,
                 version,
                 mb: mb.get(key) ?? 0,
-                since: loaded.has(`${b.address}\t${key}`) ? now : (since.get(key) ?? now),
+                since: loaded.has(`${b.address}\t${key}`) ? loadedAt : (since.get(key) ?? now),
                 lastUsedAt: inputs.lastUse.get(key) ?? 0,
               };
             }),

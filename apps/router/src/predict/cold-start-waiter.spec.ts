@@ -44,7 +44,7 @@ async function settle(): Promise<void> {
 }
 
 /** A pool that serves what the test says, counting discovery rounds and demand writes. */
-function setup(waitMs = 1000, refreshEveryMs = 100) {
+function setup(waitMs = 1000, refreshEveryMs = 100, askAgainEveryMs = 10_000) {
   const clock = new ManualClock();
   const serving = new Set<string>();
   const demands: string[] = [];
@@ -62,7 +62,7 @@ function setup(waitMs = 1000, refreshEveryMs = 100) {
       observe: (_m, _v, outcome, seconds) => observed.push({ outcome, seconds }),
       warn: () => undefined,
     },
-    { waitMs, refreshEveryMs },
+    { waitMs, refreshEveryMs, askAgainEveryMs },
     clock,
   );
   return { clock, serving, demands, observed, waiter, refreshes: () => refreshes };
@@ -121,6 +121,43 @@ describe('ColdStartWaiter', () => {
     await settle();
     expect(refreshes()).toBe(1);
     expect(call.done).toBe('ok');
+  });
+
+  it('asks again at once when a loaded notice is followed by a round that still misses it', async () => {
+    // The placer cleared the demand when it loaded the copy; the copy left before this router
+    // saw it READY (evicted for another cold start), so nobody would load it again.
+    const { waiter, serving, demands, clock } = setup(60_000, 10_000, 60_000);
+    const call = track(waiter.wait('m', 10));
+    await settle();
+    waiter.loaded('m', 10);
+    await settle();
+    expect(demands).toEqual(['m@10', 'm@10']);
+    expect(call.done).toBe('pending');
+    // A round without a notice does not ask again before askAgainEveryMs.
+    await clock.advance(10_000);
+    expect(demands).toEqual(['m@10', 'm@10']);
+    serving.add('m@10');
+    waiter.loaded('m', 10);
+    await settle();
+    expect(call.done).toBe('ok');
+    expect(demands).toEqual(['m@10', 'm@10']);
+  });
+
+  it('renews its demand every askAgainEveryMs while it waits, and stops with the wait', async () => {
+    const { waiter, serving, demands, clock } = setup(20_000, 500, 5_000);
+    const call = track(waiter.wait('m', 11));
+    await settle();
+    await clock.advance(4_900);
+    expect(demands).toEqual(['m@11']);
+    await clock.advance(600);
+    expect(demands).toEqual(['m@11', 'm@11']);
+    await clock.advance(5_000);
+    expect(demands).toEqual(['m@11', 'm@11', 'm@11']);
+    serving.add('m@11');
+    await clock.advance(500);
+    expect(call.done).toBe('ok');
+    await clock.advance(20_000);
+    expect(demands).toHaveLength(3);
   });
 
   it('ignores a loaded notice for a version nobody waits for', async () => {
@@ -197,7 +234,7 @@ describe('ColdStartWaiter', () => {
         observe: () => undefined,
         warn: (_f, message) => warnings.push(message),
       },
-      { waitMs: 1000, refreshEveryMs: 100 },
+      { waitMs: 1000, refreshEveryMs: 100, askAgainEveryMs: 10_000 },
       clock,
     );
     const call = track(waiter.wait('m', 8));
@@ -229,7 +266,7 @@ describe('ColdStartWaiter after a miss', () => {
         observe: () => undefined,
         warn: () => undefined,
       },
-      { waitMs: 1000, refreshEveryMs: 100 },
+      { waitMs: 1000, refreshEveryMs: 100, askAgainEveryMs: 10_000 },
       clock,
     );
     return { clock, truth, demands, waiter };

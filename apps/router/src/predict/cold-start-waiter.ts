@@ -29,6 +29,13 @@ export interface ColdStartOptions {
   waitMs: number;
   /** Discovery rounds while a version is awaited (a loaded notice triggers one at once). */
   refreshEveryMs: number;
+  /**
+   * How often a wait renews its demand. The placer clears a demand once it has loaded the
+   * version; a copy evicted again before this router saw it READY would otherwise leave the
+   * wait asking nobody. A loaded notice followed by a round that still finds the version
+   * missing renews it at once.
+   */
+  askAgainEveryMs: number;
 }
 
 interface Waiter {
@@ -48,6 +55,10 @@ interface VersionWait {
   refreshing: boolean;
   /** A loaded notice came during a round: run one more right after it. */
   again: boolean;
+  /** When the demand was last written. */
+  askedAt: number;
+  /** A loaded notice came since the last ask: the placer answered it and cleared the demand. */
+  answered: boolean;
 }
 
 const realClock: ColdStartClock = {
@@ -92,7 +103,15 @@ export class ColdStartWaiter {
     const k = `${model}@${version}`;
     let shared = this.waits.get(k);
     if (!shared) {
-      shared = { model, version, waiters: new Set(), refreshing: false, again: false };
+      shared = {
+        model,
+        version,
+        waiters: new Set(),
+        refreshing: false,
+        again: false,
+        askedAt: this.clock.now(),
+        answered: false,
+      };
       this.waits.set(k, shared);
       this.ask(model, version);
       this.schedule(shared);
@@ -115,7 +134,9 @@ export class ColdStartWaiter {
   /** A `model@version@backend` notice from the placer: look at the backends now. */
   loaded(model: string, version: number): void {
     const shared = this.waits.get(`${model}@${version}`);
-    if (shared) void this.round(shared);
+    if (!shared) return;
+    shared.answered = true;
+    void this.round(shared);
   }
 
   /** Versions being waited for now, with their waiter counts (for tests and logs). */
@@ -219,7 +240,18 @@ export class ColdStartWaiter {
     } finally {
       shared.refreshing = false;
     }
-    if (shared.waiters.size > 0) this.schedule(shared);
+    if (shared.waiters.size === 0) return;
+    this.askAgainIfStale(shared);
+    this.schedule(shared);
+  }
+
+  /** Renews the demand of a wait the placer's answer did not end, or that waited long. */
+  private askAgainIfStale(shared: VersionWait): void {
+    const now = this.clock.now();
+    if (!shared.answered && now - shared.askedAt < this.options.askAgainEveryMs) return;
+    shared.answered = false;
+    shared.askedAt = now;
+    this.ask(shared.model, shared.version);
   }
 
   private settle(shared: VersionWait): void {

@@ -55,7 +55,7 @@ describe('cold starts through Redis (demand and loaded channels)', () => {
         observe: () => undefined,
         warn: () => undefined,
       },
-      { waitMs: 60_000, refreshEveryMs: 60_000 },
+      { waitMs: 60_000, refreshEveryMs: 60_000, askAgainEveryMs: 60_000 },
     );
     const feed = new LoadedVersionsFeed(connect('subscriber'), PREFIX);
     feed.onLoaded((m, v) => waiter.loaded(m, v));

@@ -32,6 +32,8 @@ import { VersionTraffic } from '../signals/version-traffic';
 const DEFAULT_CACHE_ENTRIES = 10_000;
 /** Discovery while a cold version is awaited: faster than the usual round, never slower. */
 const COLD_START_REFRESH_MS = 500;
+/** A waiting router renews its demand this often (the batch worker renews its own likewise). */
+const COLD_START_ASK_AGAIN_MS = 5_000;
 
 /** Merged calls per version when ROUTER_COALESCE=on (ADR 0012); undefined sends one per request. */
 function coalescing(config: RouterConfig, backends: KServeBackends, metrics: RouterMetrics) {
@@ -76,7 +78,11 @@ function coldStartWaiter(
     warn: (fields: Record<string, unknown>, message: string) => logger.warn(fields, message),
   };
   const refreshEveryMs = Math.min(COLD_START_REFRESH_MS, config.KSERVE_HEALTH_INTERVAL_MS);
-  return new ColdStartWaiter(ports, { waitMs: config.ROUTER_COLD_START_WAIT_MS, refreshEveryMs });
+  return new ColdStartWaiter(ports, {
+    waitMs: config.ROUTER_COLD_START_WAIT_MS,
+    refreshEveryMs,
+    askAgainEveryMs: COLD_START_ASK_AGAIN_MS,
+  });
 }
 
 function predictService(

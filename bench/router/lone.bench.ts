@@ -20,7 +20,7 @@
  * Writes docs/benchmarks/<name>.{json,md}; `--render FILE.json` writes the Markdown of a saved
  * report again, with its `analysis`.
  */
-import { readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -358,6 +358,7 @@ async function main(): Promise<void> {
           }
         : {}),
     };
+    mkdirSync(out, { recursive: true });
     const file = join(out, `${name}.json`);
     writeFileSync(file, `${JSON.stringify(report, null, 2)}\n`);
     writeFileSync(file.replace(/\.json$/, '.md'), render(report));

@@ -7,12 +7,20 @@
  * interleaved rounds of `npm run bench` (each arm measured for tens of seconds in turn) put an
  * A/A pair up to 1.2 ms apart at c=1, because the machine's slow spells last about as long as a
  * round. Here every arm gets one block of `--block-ms` per cycle, so each cycle's blocks see the
- * same spell. Each arm's difference to the peer is taken block by block within a cycle, and its
+ * same spell, in an order shuffled anew each cycle (seeded), so no arm always follows the same
+ * one. Each arm's difference to the peer is taken block by block within a cycle, and its
  * median over the cycles is reported with a 95 % bootstrap interval (cycles resampled). A
  * second host and router of the same build (the `-aa` arms) give the band that noise alone
  * makes. The first `--settle-ms` of every block are not counted, so a process whose turn just
  * ended (ORT's pool threads spin for a spell after a run) does not slow the next arm's first
  * requests.
+ *
+ * A process keeps its own small lasting offset for as long as it lives (two meshes of one build,
+ * started one after the other, were 0.4 ms apart for a whole run), so the run is split over
+ * `--restarts` sets of fresh processes (default 3), each started in a shuffled order, and the
+ * intervals resample sets and then cycles within them. Each block also reads the scheduler's
+ * run time of every thread on the arm's path: CPU-ms per request per process, which a change to
+ * the code moves far more steadily than latency.
  *
  * `--baseline DIR` adds a third router and host built in another checkout (the mesh before a
  * change), and reports this build minus that one, block by block, per transport.
@@ -27,7 +35,7 @@ import { performance } from 'node:perf_hooks';
 import { parseCliArgs } from '../../scripts/cli-args';
 import { machineLine } from '../host/host-bench.report';
 import { buildCorpus, seededRandom } from './bench-corpus';
-import { latencyStats, medianOf, round } from './bench-measure';
+import { eventLoopSplit, latencyStats, medianOf, round } from './bench-measure';
 import {
   BENCH_MODEL,
   ROOT,
@@ -48,7 +56,16 @@ interface Arm {
   name: string;
   note: string;
   shot: (i: number) => Promise<void>;
+  /** The processes on the arm's path by role (`peer`, or `router` and `host`). */
+  pids: Record<string, number>;
 }
+
+/**
+ * CPU-ms per counted request of a block, per process on the arm's path: `<role>` is its event
+ * loop (main thread), `<role> threads` every other thread (ORT's session threads on the host and
+ * the peer; the GC's and libuv's on a router), from the scheduler's run times.
+ */
+type CpuPerRequest = Record<string, number>;
 
 interface ArmResult {
   note: string;
@@ -56,9 +73,30 @@ interface ArmResult {
   p50: number;
   p90: number;
   p99: number;
+  /** CPU-ms per request, median over the blocks (absent in reports written before it was). */
+  cpuMs?: CpuPerRequest;
 }
 
 const BOOTSTRAP_SEED = 20261204;
+/** Seeds the order of the arms in each cycle, so a run can be repeated block for block. */
+const ORDER_SEED = 4177;
+/** Per arm and set of processes, before any block counts. */
+const WARM_UP_MS = 4000;
+
+/**
+ * The arms in a new order for each cycle (Fisher–Yates on a seeded generator). In a fixed order
+ * the arm after the peer always ran right after the peer's process, and the first and second
+ * mesh of the A/A pair always in the same places, so a cost of position would read as a
+ * difference between arms.
+ */
+function shuffled<T>(items: readonly T[], random: () => number): T[] {
+  const out = [...items];
+  for (let i = out.length - 1; i > 0; i--) {
+    const j = Math.floor(random() * (i + 1));
+    [out[i], out[j]] = [out[j]!, out[i]!];
+  }
+  return out;
+}
 
 /** An arm's p50 minus another's, block by block within a cycle: median and 95 % interval. */
 interface PairedDifference {
@@ -66,6 +104,8 @@ interface PairedDifference {
   low: number;
   high: number;
   cycles: number;
+  /** Sets of processes the cycles ran in (absent: one). */
+  sets?: number;
 }
 
 interface LoneReport {
@@ -74,7 +114,15 @@ interface LoneReport {
   loadBefore: number[];
   loadAfter: number[];
   command: string;
-  settings: { seconds: number; blockMs: number; settleMs: number };
+  /** `order` is absent in reports written before the arms' order was shuffled (fixed then). */
+  settings: {
+    seconds: number;
+    blockMs: number;
+    settleMs: number;
+    order?: 'shuffled';
+    /** Sets of fresh processes the run was split over (absent: one). */
+    restarts?: number;
+  };
   arms: Record<string, ArmResult>;
   /** Each mesh arm against the peer. */
   overPeer: Record<string, PairedDifference>;
@@ -82,6 +130,14 @@ interface LoneReport {
   aa: Record<string, PairedDifference>;
   /** With `--baseline`: this build minus the baseline checkout's, per transport. */
   baseline?: { dir: string; byTransport: Record<string, PairedDifference> };
+  /**
+   * CPU-ms per request, block by block like the latencies: the A/A pair's second mesh minus its
+   * first, and with `--baseline` this build minus that one, per transport and per process.
+   */
+  cpu?: {
+    aa: Record<string, Record<string, PairedDifference>>;
+    baseline?: Record<string, Record<string, PairedDifference>>;
+  };
   analysis?: string;
 }
 
@@ -97,24 +153,43 @@ function readArgs(argv: string[]) {
       name: { type: 'string' },
       out: { type: 'string' },
       render: { type: 'string' },
+      restarts: { type: 'string' },
     },
   }).values;
 }
 
 /**
- * Median of `a[j] - b[j]` over the cycles j, with a percentile bootstrap interval (resampling
- * cycles, a seeded generator so a report can be computed again).
+ * Median of `a[j] - b[j]` over the cycles j, with a percentile bootstrap interval (a seeded
+ * generator so a report can be computed again). The resampling is in two stages, segments and
+ * then cycles within each drawn segment: each segment's processes hold their own lasting
+ * differences (a mesh started in one place can run a few tenths of a ms slower than its twin
+ * for as long as it lives), and resampling cycles alone would take those for signal.
  */
-function pairedDifference(
+function pairedBySegment(
   a: readonly number[],
   b: readonly number[],
+  segmentOf: readonly number[],
   resamples = 2000,
 ): PairedDifference {
-  const d = a.map((x, j) => x - (b[j] ?? NaN)).filter((x) => Number.isFinite(x));
+  const bySegment = new Map<number, number[]>();
+  a.forEach((x, j) => {
+    const d = x - (b[j] ?? NaN);
+    if (!Number.isFinite(d)) return;
+    const seg = segmentOf[j] ?? 0;
+    bySegment.set(seg, [...(bySegment.get(seg) ?? []), d]);
+  });
+  const segments = [...bySegment.values()];
+  const d = segments.flat();
   const random = seededRandom(BOOTSTRAP_SEED);
+  const pick = <T>(xs: readonly T[]): T => xs[Math.floor(random() * xs.length)]!;
   const medians: number[] = [];
   for (let r = 0; r < resamples; r++) {
-    medians.push(medianOf(d.map(() => d[Math.floor(random() * d.length)]!)));
+    const sample: number[] = [];
+    for (let k = 0; k < segments.length; k++) {
+      const seg = pick(segments);
+      for (let c = 0; c < seg.length; c++) sample.push(pick(seg));
+    }
+    medians.push(medianOf(sample));
   }
   medians.sort((x, y) => x - y);
   return {
@@ -122,7 +197,16 @@ function pairedDifference(
     low: round(medians[Math.floor(resamples * 0.025)] ?? NaN, 3),
     high: round(medians[Math.ceil(resamples * 0.975) - 1] ?? NaN, 3),
     cycles: d.length,
+    ...(segments.length > 1 ? { sets: segments.length } : {}),
   };
+}
+
+/** Each process key's median over the blocks, to 3 decimals. */
+function medianCpu(blocks: readonly CpuPerRequest[]): CpuPerRequest {
+  const keys = Object.keys(blocks[0] ?? {});
+  return Object.fromEntries(
+    keys.map((k) => [k, round(medianOf(blocks.map((b) => b[k] ?? NaN)), 3)]),
+  );
 }
 
 /** Met when the whole interval is at or under the goal, missed when all of it is over. */
@@ -137,12 +221,45 @@ function render(r: LoneReport): string {
     ([name, a]) => `| ${name} | ${a.p50} | ${a.p90} | ${a.p99} | ${a.requests} | ${a.note} |`,
   );
   const interval = (d: PairedDifference) =>
-    `${d.median >= 0 ? '+' : ''}${d.median} (${d.low} … ${d.high}), ${d.cycles} cycles`;
+    `${d.median >= 0 ? '+' : ''}${d.median} (${d.low} … ${d.high}), ${d.cycles} cycles${d.sets ? ` in ${d.sets} sets` : ''}`;
   const goalRows = Object.entries(r.overPeer).map(([name, d]) => {
     const goal = GOALS[name];
     return `| ${name} | ${interval(d)} | ${goal === undefined ? '—' : `≤ +${goal}: ${verdict(d, goal)}`} |`;
   });
   const aaRows = Object.entries(r.aa).map(([name, d]) => `| ${name} | ${interval(d)} |`);
+  const cpuKeys = [
+    ...new Set(Object.values(r.arms).flatMap((a) => Object.keys(a.cpuMs ?? {}))),
+  ].sort();
+  const cpuRows = r.cpu
+    ? [
+        '',
+        '## CPU per request (ms, median over the blocks)',
+        '',
+        'From the scheduler’s run time of each thread over the counted part of each block. A',
+        'process’s event loop is its name alone; `threads` are its other threads together (ORT’s',
+        'session threads on the host and the peer).',
+        '',
+        `| arm | ${cpuKeys.join(' | ')} |`,
+        `|---|${cpuKeys.map(() => '---').join('|')}|`,
+        ...Object.entries(r.arms).map(
+          ([name, a]) => `| ${name} | ${cpuKeys.map((k) => a.cpuMs?.[k] ?? '—').join(' | ')} |`,
+        ),
+        '',
+        '## CPU per request, paired by cycle (ms, median and 95 % interval)',
+        '',
+        '| pair | transport | process | difference |',
+        '|---|---|---|---|',
+        ...Object.entries({ 'A/A, second − first': r.cpu.aa, 'this − baseline': r.cpu.baseline })
+          .filter((e): e is [string, Record<string, Record<string, PairedDifference>>] =>
+            Boolean(e[1]),
+          )
+          .flatMap(([pair, byTransport]) =>
+            Object.entries(byTransport).flatMap(([t, byKey]) =>
+              Object.entries(byKey).map(([k, d]) => `| ${pair} | ${t} | ${k} | ${interval(d)} |`),
+            ),
+          ),
+      ]
+    : [];
   const baselineRows = r.baseline
     ? [
         '',
@@ -157,7 +274,7 @@ function render(r: LoneReport): string {
     '# A lone request, arms taking turns in short blocks',
     '',
     `${r.machine}; load average (1/5/15 min) before: ${r.loadBefore.join(' ')}, after: ${r.loadAfter.join(' ')}.`,
-    `Run ${r.at}: \`${r.command}\`; ${r.settings.seconds} s of blocks of ${r.settings.blockMs} ms, the first ${r.settings.settleMs} ms of each not counted.`,
+    `Run ${r.at}: \`${r.command}\`; ${r.settings.seconds} s of blocks of ${r.settings.blockMs} ms, ${r.settings.order === 'shuffled' ? 'in an order shuffled each cycle' : 'in the same order each cycle'}, the first ${r.settings.settleMs} ms of each not counted${(r.settings.restarts ?? 1) > 1 ? `; split over ${r.settings.restarts} sets of fresh processes, each started in a shuffled order, the intervals resampling sets and then cycles` : ''}.`,
     `Model: ${MODEL} v${BENCH_MODEL.version} (small) behind the config as Triton users write it (one instance, max_queue_delay 2 ms, no mesh parameters); short texts; c=1, the load generator on the same cores.`,
     '',
     '## Over the naive peer: p50 difference, block by block (ms, median and 95 % interval)',
@@ -172,6 +289,7 @@ function render(r: LoneReport): string {
     '|---|---|',
     ...aaRows,
     ...baselineRows,
+    ...cpuRows,
     '',
     '## Every request, pooled',
     '',
@@ -200,44 +318,148 @@ async function startMesh(
   corpus: readonly string[],
 ): Promise<Arm[]> {
   const { suffix, which, root } = spec;
-  const { router } = await startBenchMesh(repository, procs, {
+  const { router, host } = await startBenchMesh(repository, procs, {
     keyPrefix: `bench-lone-${process.pid}${suffix}`,
     root,
   });
   const grpc = new RouterGrpcClient(router.urls.grpc!, KEY);
   clients.push(grpc);
   const text = (i: number) => corpus[i % corpus.length]!;
+  const pids = { router: router.pid, host: host.pid };
   return [
     {
       name: `as-written${suffix}`,
       note: `HTTP → ${which}`,
+      pids,
       shot: (i) =>
         postJson(`${router.url}/v1/predict`, JSON.stringify({ task: TASK, text: text(i) }), KEY),
     },
     {
       name: `as-written${suffix}-grpc-stream`,
       note: `one PredictStream call → ${which}`,
+      pids,
       shot: (i) => grpc.predictOnStream(TASK, text(i)),
     },
   ];
 }
 
-/** One block of an arm: the latencies after the settle time, and the request counter after. */
+/** CPU seconds of each process's event loop and of its other threads, by role. */
+function cpuOf(pids: Record<string, number>): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const [role, pid] of Object.entries(pids)) {
+    const { main, others } = eventLoopSplit(pid);
+    out[role] = main;
+    out[`${role} threads`] = others;
+  }
+  return out;
+}
+
+/**
+ * One block of an arm: the latencies after the settle time, the CPU per request over them, and
+ * the request counter after. The CPU is read between requests, never inside a timed one.
+ */
 async function block(
   arm: Arm,
   from: number,
   blockMs: number,
   settleMs: number,
-): Promise<{ latencies: number[]; next: number }> {
+): Promise<{ latencies: number[]; cpu: CpuPerRequest; next: number }> {
   const start = performance.now();
   const latencies: number[] = [];
+  let before: Record<string, number> | undefined;
   let i = from;
   while (performance.now() - start < blockMs) {
+    if (!before && performance.now() - start >= settleMs) before = cpuOf(arm.pids);
     const t = performance.now();
     await arm.shot(i++);
-    if (t - start >= settleMs) latencies.push(performance.now() - t);
+    if (before) latencies.push(performance.now() - t);
   }
-  return { latencies, next: i };
+  const after = cpuOf(arm.pids);
+  const cpu: CpuPerRequest = {};
+  for (const [k, v] of Object.entries(after)) {
+    cpu[k] = latencies.length > 0 ? ((v - (before?.[k] ?? v)) * 1000) / latencies.length : NaN;
+  }
+  return { latencies, cpu, next: i };
+}
+
+/** Per process key, `a[j][key] - b[j][key]` over the cycles j (see pairedBySegment). */
+function pairedCpuBySegment(
+  a: readonly CpuPerRequest[],
+  b: readonly CpuPerRequest[],
+  segmentOf: readonly number[],
+) {
+  const keys = Object.keys(a[0] ?? {});
+  return Object.fromEntries(
+    keys.map((k) => [
+      k,
+      pairedBySegment(
+        a.map((x) => x[k] ?? NaN),
+        b.map((x) => x[k] ?? NaN),
+        segmentOf,
+      ),
+    ]),
+  );
+}
+
+/**
+ * The peer and every mesh, started in a shuffled order (so no build is always the first up),
+ * as arms in a fixed order: the peer, this build, its A/A twin, the baseline.
+ */
+async function startArms(
+  repository: string,
+  o: { models: string; corpus: readonly string[]; baselineDir?: string },
+  procs: BenchProcess[],
+  clients: RouterGrpcClient[],
+  random: () => number,
+): Promise<Arm[]> {
+  const { models, corpus, baselineDir } = o;
+  const rest = [procs, clients, corpus] as const;
+  const starts: Array<() => Promise<Arm[]>> = [
+    async () => {
+      const peer = await startNaivePeer(models, procs);
+      return [
+        {
+          name: 'naive-peer',
+          note: 'HTTP → Fastify + ORT, session.run per request',
+          pids: { peer: peer.pid },
+          shot: (i) =>
+            postJson(
+              `${peer.url}/predict`,
+              JSON.stringify({ task: TASK, text: corpus[i % corpus.length] }),
+            ),
+        },
+      ];
+    },
+    () => startMesh(repository, { suffix: '', which: 'router → host' }, ...rest),
+    () =>
+      startMesh(
+        repository,
+        { suffix: '-aa', which: 'a second router and host of this build' },
+        ...rest,
+      ),
+    ...(baselineDir
+      ? [
+          () =>
+            startMesh(
+              repository,
+              {
+                suffix: '-baseline',
+                which: `router → host built in ${baselineDir}`,
+                root: baselineDir,
+              },
+              ...rest,
+            ),
+        ]
+      : []),
+  ];
+  const started = new Map<number, Arm[]>();
+  for (const k of shuffled(
+    starts.map((_, k) => k),
+    random,
+  )) {
+    started.set(k, await starts[k]!());
+  }
+  return starts.flatMap((_, k) => started.get(k)!);
 }
 
 async function main(): Promise<void> {
@@ -250,8 +472,12 @@ async function main(): Promise<void> {
   const seconds = Number(flags.seconds ?? 180);
   const blockMs = Number(flags['block-ms'] ?? 1000);
   const settleMs = Number(flags['settle-ms'] ?? 100);
+  const restarts = Number(flags.restarts ?? 3);
   if (!(seconds > 0 && blockMs > settleMs && settleMs >= 0)) {
     throw new Error('--seconds must be > 0 and --block-ms > --settle-ms >= 0');
+  }
+  if (!(Number.isInteger(restarts) && restarts >= 1)) {
+    throw new Error('--restarts must be a whole number >= 1');
   }
   const models = flags.models ?? join(ROOT, '.bench-models');
   const baselineDir = flags.baseline === undefined ? undefined : resolve(flags.baseline);
@@ -260,54 +486,52 @@ async function main(): Promise<void> {
   ensureBuiltAndGenerated(models, MODEL);
   const corpus = buildCorpus('short', 2000);
   const repo = repositoryVariant(models, MODEL, {}, { rewrite: asUsersWriteIt });
-  const procs: BenchProcess[] = [];
-  const clients: RouterGrpcClient[] = [];
   const loadBefore = loadavg().map((l) => round(l, 2));
   try {
-    const peer = await startNaivePeer(models, procs);
-    const rest = [procs, clients, corpus] as const;
-    const arms: Arm[] = [
-      {
-        name: 'naive-peer',
-        note: 'HTTP → Fastify + ORT, session.run per request',
-        shot: (i) =>
-          postJson(
-            `${peer.url}/predict`,
-            JSON.stringify({ task: TASK, text: corpus[i % corpus.length] }),
-          ),
-      },
-      ...(await startMesh(repo.root, { suffix: '', which: 'router → host' }, ...rest)),
-      ...(await startMesh(
-        repo.root,
-        { suffix: '-aa', which: 'a second router and host of this build' },
-        ...rest,
-      )),
-      ...(baselineDir
-        ? await startMesh(
-            repo.root,
-            {
-              suffix: '-baseline',
-              which: `router → host built in ${baselineDir}`,
-              root: baselineDir,
-            },
-            ...rest,
-          )
-        : []),
-    ];
+    const perBlock = new Map<string, number[]>();
+    const pooled = new Map<string, number[]>();
+    const cpuBlocks = new Map<string, CpuPerRequest[]>();
+    /** Which segment (set of processes) each cycle ran in. */
+    const segmentOf: number[] = [];
+    const orderRandom = seededRandom(ORDER_SEED);
+    let arms: Arm[] = [];
     let i = 0;
-    // Warm-up: V8 compiles each request path over the first seconds of load.
-    for (const arm of arms) i = (await block(arm, i, 6000, 6000)).next;
-    const perBlock = new Map<string, number[]>(arms.map((a) => [a.name, []]));
-    const pooled = new Map<string, number[]>(arms.map((a) => [a.name, []]));
-    const stop = performance.now() + seconds * 1000;
-    while (performance.now() < stop) {
-      for (const arm of arms) {
-        const b = await block(arm, i, blockMs, settleMs);
-        i = b.next;
-        perBlock.get(arm.name)!.push(medianOf(b.latencies));
-        pooled.get(arm.name)!.push(...b.latencies);
+    for (let segment = 0; segment < restarts; segment++) {
+      const procs: BenchProcess[] = [];
+      const clients: RouterGrpcClient[] = [];
+      try {
+        arms = await startArms(repo.root, { models, corpus, baselineDir }, procs, clients, () =>
+          orderRandom(),
+        );
+        for (const arm of arms) {
+          if (!perBlock.has(arm.name)) {
+            perBlock.set(arm.name, []);
+            pooled.set(arm.name, []);
+            cpuBlocks.set(arm.name, []);
+          }
+        }
+        // Warm-up: V8 compiles each request path over the first seconds of load.
+        for (const arm of arms) i = (await block(arm, i, WARM_UP_MS, WARM_UP_MS)).next;
+        const stop = performance.now() + (seconds * 1000) / restarts;
+        while (performance.now() < stop) {
+          for (const arm of shuffled(arms, orderRandom)) {
+            const b = await block(arm, i, blockMs, settleMs);
+            i = b.next;
+            perBlock.get(arm.name)!.push(medianOf(b.latencies));
+            pooled.get(arm.name)!.push(...b.latencies);
+            cpuBlocks.get(arm.name)!.push(b.cpu);
+          }
+          segmentOf.push(segment);
+        }
+      } finally {
+        for (const c of clients) c.close();
+        for (const p of procs.reverse()) await p.stop('SIGTERM');
       }
     }
+    const pairedDifference = (a: readonly number[], b: readonly number[]) =>
+      pairedBySegment(a, b, segmentOf);
+    const pairedCpu = (a: readonly CpuPerRequest[], b: readonly CpuPerRequest[]) =>
+      pairedCpuBySegment(a, b, segmentOf);
     const armResults: Record<string, ArmResult> = {};
     for (const arm of arms) {
       const s = latencyStats(pooled.get(arm.name)!);
@@ -317,8 +541,10 @@ async function main(): Promise<void> {
         p50: round(s.p50, 3),
         p90: round(s.p90, 3),
         p99: round(s.p99, 3),
+        cpuMs: medianCpu(cpuBlocks.get(arm.name)!),
       };
     }
+    const cpu = (arm: string) => cpuBlocks.get(arm)!;
     const peerBlocks = perBlock.get('naive-peer')!;
     const overPeer: Record<string, PairedDifference> = {};
     for (const arm of arms.filter((a) => a.name !== 'naive-peer')) {
@@ -330,7 +556,7 @@ async function main(): Promise<void> {
       loadBefore,
       loadAfter: loadavg().map((l) => round(l, 2)),
       command: `npm run bench:lone -- ${process.argv.slice(2).join(' ')}`.trim(),
-      settings: { seconds, blockMs, settleMs },
+      settings: { seconds, blockMs, settleMs, order: 'shuffled', restarts },
       arms: armResults,
       overPeer,
       aa: {
@@ -339,6 +565,23 @@ async function main(): Promise<void> {
           perBlock.get('as-written-aa-grpc-stream')!,
           perBlock.get('as-written-grpc-stream')!,
         ),
+      },
+      cpu: {
+        aa: {
+          HTTP: pairedCpu(cpu('as-written-aa'), cpu('as-written')),
+          PredictStream: pairedCpu(cpu('as-written-aa-grpc-stream'), cpu('as-written-grpc-stream')),
+        },
+        ...(baselineDir
+          ? {
+              baseline: {
+                HTTP: pairedCpu(cpu('as-written'), cpu('as-written-baseline')),
+                PredictStream: pairedCpu(
+                  cpu('as-written-grpc-stream'),
+                  cpu('as-written-baseline-grpc-stream'),
+                ),
+              },
+            }
+          : {}),
       },
       ...(baselineDir
         ? {
@@ -364,8 +607,6 @@ async function main(): Promise<void> {
     writeFileSync(file.replace(/\.json$/, '.md'), render(report));
     process.stderr.write(`bench:lone: wrote ${file.replace(/\.json$/, '.{json,md}')}\n`);
   } finally {
-    for (const c of clients) c.close();
-    for (const p of procs.reverse()) await p.stop('SIGTERM');
     repo.remove();
   }
 }

@@ -374,10 +374,11 @@ async function block(
     await arm.shot(i++);
     if (before) latencies.push(performance.now() - t);
   }
-  const after = cpuOf(arm.pids);
+  // A warm-up block counts nothing, so it reads no CPU either.
+  if (!before || latencies.length === 0) return { latencies, cpu: {}, next: i };
   const cpu: CpuPerRequest = {};
-  for (const [k, v] of Object.entries(after)) {
-    cpu[k] = latencies.length > 0 ? ((v - (before?.[k] ?? v)) * 1000) / latencies.length : NaN;
+  for (const [k, v] of Object.entries(cpuOf(arm.pids))) {
+    cpu[k] = ((v - (before[k] ?? v)) * 1000) / latencies.length;
   }
   return { latencies, cpu, next: i };
 }
@@ -452,14 +453,9 @@ async function startArms(
         ]
       : []),
   ];
-  const started = new Map<number, Arm[]>();
-  for (const k of shuffled(
-    starts.map((_, k) => k),
-    random,
-  )) {
-    started.set(k, await starts[k]!());
-  }
-  return starts.flatMap((_, k) => started.get(k)!);
+  const started: Arm[][] = [];
+  for (const k of shuffled([...starts.keys()], random)) started[k] = await starts[k]!();
+  return started.flat();
 }
 
 async function main(): Promise<void> {
@@ -500,8 +496,12 @@ async function main(): Promise<void> {
       const procs: BenchProcess[] = [];
       const clients: RouterGrpcClient[] = [];
       try {
-        arms = await startArms(repo.root, { models, corpus, baselineDir }, procs, clients, () =>
-          orderRandom(),
+        arms = await startArms(
+          repo.root,
+          { models, corpus, baselineDir },
+          procs,
+          clients,
+          orderRandom,
         );
         for (const arm of arms) {
           if (!perBlock.has(arm.name)) {

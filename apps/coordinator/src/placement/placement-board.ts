@@ -107,11 +107,11 @@ export class PlacementBoard {
   /**
    * Used since it became resident here: a waiting request may then evict it before the
    * minimum residency (the copy did what it was loaded for). A copy loaded for a cold start
-   * and not used yet stays, so its waiting requests are not sent back to wait again.
+   * and not used yet stays, so its waiting requests are not sent back to wait again; a request
+   * to an earlier copy (one before `since`) does not count for it.
    */
   usedSinceLoad(r: SnapshotResident, v: SnapshotVersion): boolean {
-    const slack = this.options.lastUseSlackMs ?? 0;
-    return v.lastUsedAt > 0 && v.lastUsedAt > r.since - slack;
+    return v.lastUsedAt > 0 && v.lastUsedAt > r.since;
   }
 
   /** In flight, pinned by a running job, in an active rollout, or asked for: never evicted. */

@@ -62,13 +62,6 @@ export interface PolicyOptions {
   minResidencyMs: number;
   /** Requests per second one copy should carry. */
   ratePerCopy: number;
-  /**
-   * Slack on `lastUsedAt` for clocks that disagree (0 by default): a version whose last use is
-   * at most this long before its copy became resident counts as having served since the load.
-   * Slack makes a copy loaded for a cold start look used before its waiting requests reach it,
-   * so it stays 0 where routers and coordinator share a clock.
-   */
-  lastUseSlackMs?: number;
 }
 
 /** One load or unload the placer should carry out, in order (an audit entry before its time). */

@@ -46,14 +46,18 @@ export function cpuSecondsOf(pid: number): number {
 /**
  * Every thread of a process, by thread name (the main thread, i.e. the event loop, as `main`; the
  * others as `comm#tid`), from the scheduler (`/proc/<pid>/task/<tid>/schedstat`; Linux only):
- * `cpu`, its run time in seconds (ns resolution), and `runs`, how many times it was put on a CPU
- * (each wake-up from sleep is one; on a virtual machine that halts idle vCPUs, they are dear).
+ * `cpu`, its run time in seconds (ns resolution); `queued`, the seconds it spent runnable but
+ * waiting for a CPU (on a busy core, behind other threads); and `runs`, how many times it was put
+ * on a CPU (each wake-up from sleep is one; on a virtual machine that halts idle vCPUs, they are
+ * dear).
  */
 export function threadSched(pid: number): {
   cpu: Record<string, number>;
+  queued: Record<string, number>;
   runs: Record<string, number>;
 } {
   const cpu: Record<string, number> = {};
+  const queued: Record<string, number> = {};
   const runs: Record<string, number> = {};
   for (const tid of readdirSync(`/proc/${pid}/task`)) {
     let fields: string[];
@@ -66,9 +70,10 @@ export function threadSched(pid: number): {
     }
     const name = tid === String(pid) ? 'main' : `${comm}#${tid}`;
     cpu[name] = Number(fields[0]) / 1e9;
+    queued[name] = Number(fields[1]) / 1e9;
     runs[name] = Number(fields[2]);
   }
-  return { cpu, runs };
+  return { cpu, queued, runs };
 }
 
 /** CPU seconds of every thread of a process, by thread name (see threadSched). */
@@ -76,10 +81,18 @@ export function threadCpu(pid: number): Record<string, number> {
   return threadSched(pid).cpu;
 }
 
+/** One per-thread measure (see threadSched) as the event loop's (`main`) and all the others'. */
+export function splitByEventLoop(byThread: Record<string, number>): {
+  main: number;
+  others: number;
+} {
+  const { main = 0, ...others } = byThread;
+  return { main, others: Object.values(others).reduce((a, b) => a + b, 0) };
+}
+
 /** CPU seconds of a process's event loop (`main`) and of all its other threads together. */
 export function eventLoopSplit(pid: number): { main: number; others: number } {
-  const { main = 0, ...others } = threadCpu(pid);
-  return { main, others: Object.values(others).reduce((a, b) => a + b, 0) };
+  return splitByEventLoop(threadCpu(pid));
 }
 
 function cpuSnapshot(pids: Record<string, number>): Record<string, number> {

@@ -20,7 +20,8 @@
  * `--restarts` sets of fresh processes (default 3), each started in a shuffled order, and the
  * intervals resample sets and then cycles within them. Each block also reads the scheduler's
  * run time of every thread on the arm's path: CPU-ms per request per process, which a change to
- * the code moves far more steadily than latency.
+ * the code moves far more steadily than latency; and how long those threads waited for a CPU,
+ * which shows where two cores are too few (a spinning pool thread, say).
  *
  * `--baseline DIR` adds a third router and host built in another checkout (the mesh before a
  * change), and reports this build minus that one, block by block, per transport.
@@ -35,7 +36,7 @@ import { performance } from 'node:perf_hooks';
 import { parseCliArgs } from '../../scripts/cli-args';
 import { machineLine } from '../host/host-bench.report';
 import { buildCorpus, seededRandom } from './bench-corpus';
-import { eventLoopSplit, latencyStats, medianOf, round } from './bench-measure';
+import { latencyStats, medianOf, round, splitByEventLoop, threadSched } from './bench-measure';
 import {
   BENCH_MODEL,
   ROOT,
@@ -75,6 +76,11 @@ interface ArmResult {
   p99: number;
   /** CPU-ms per request, median over the blocks (absent in reports written before it was). */
   cpuMs?: CpuPerRequest;
+  /**
+   * Ms per request the same threads spent runnable but waiting for a CPU, keyed as `cpuMs`,
+   * median over the blocks (absent in reports written before it was).
+   */
+  queuedMs?: CpuPerRequest;
 }
 
 const BOOTSTRAP_SEED = 20261204;
@@ -244,6 +250,7 @@ function render(r: LoneReport): string {
         ...Object.entries(r.arms).map(
           ([name, a]) => `| ${name} | ${cpuKeys.map((k) => a.cpuMs?.[k] ?? '—').join(' | ')} |`,
         ),
+        ...queuedRows(r, cpuKeys),
         '',
         '## CPU per request, paired by cycle (ms, median and 95 % interval)',
         '',
@@ -301,6 +308,27 @@ function render(r: LoneReport): string {
   ].join('\n');
 }
 
+/**
+ * The run-queue table: how long the same threads waited for a CPU per request. Latency hides
+ * where it is lost; this shows which process's threads were kept from a core, and how long.
+ */
+function queuedRows(r: LoneReport, keys: readonly string[]): string[] {
+  if (!Object.values(r.arms).some((a) => a.queuedMs)) return [];
+  return [
+    '',
+    '## Waiting for a CPU per request (ms, median over the blocks)',
+    '',
+    'From the scheduler’s run-queue time of the same threads (`schedstat`’s second field): time',
+    'each was ready to run but had no core, over the counted part of each block.',
+    '',
+    `| arm | ${keys.join(' | ')} |`,
+    `|---|${keys.map(() => '---').join('|')}|`,
+    ...Object.entries(r.arms).map(
+      ([name, a]) => `| ${name} | ${keys.map((k) => a.queuedMs?.[k] ?? '—').join(' | ')} |`,
+    ),
+  ];
+}
+
 /** Which mesh an arm goes through: its name suffix, its path's words, and the build it runs. */
 interface MeshSpec {
   suffix: string;
@@ -343,14 +371,38 @@ async function startMesh(
   ];
 }
 
-/** CPU seconds of each process's event loop and of its other threads, by role. */
-function cpuOf(pids: Record<string, number>): Record<string, number> {
-  const out: Record<string, number> = {};
+/**
+ * Seconds of each process's event loop and of its other threads, by role: on a CPU (`cpu`) and
+ * runnable but waiting for one (`queued`).
+ */
+function schedOf(pids: Record<string, number>): {
+  cpu: Record<string, number>;
+  queued: Record<string, number>;
+} {
+  const cpu: Record<string, number> = {};
+  const queued: Record<string, number> = {};
   for (const [role, pid] of Object.entries(pids)) {
-    const { main, others } = eventLoopSplit(pid);
-    out[role] = main;
-    out[`${role} threads`] = others;
+    const sched = threadSched(pid);
+    for (const [out, byThread] of [
+      [cpu, sched.cpu],
+      [queued, sched.queued],
+    ] as const) {
+      const { main, others } = splitByEventLoop(byThread);
+      out[role] = main;
+      out[`${role} threads`] = others;
+    }
   }
+  return { cpu, queued };
+}
+
+/** Per key, ms per request between two readings of `schedOf` over `requests` requests. */
+function perRequest(
+  after: Record<string, number>,
+  before: Record<string, number>,
+  requests: number,
+): CpuPerRequest {
+  const out: CpuPerRequest = {};
+  for (const [k, v] of Object.entries(after)) out[k] = ((v - (before[k] ?? v)) * 1000) / requests;
   return out;
 }
 
@@ -363,24 +415,26 @@ async function block(
   from: number,
   blockMs: number,
   settleMs: number,
-): Promise<{ latencies: number[]; cpu: CpuPerRequest; next: number }> {
+): Promise<{ latencies: number[]; cpu: CpuPerRequest; queued: CpuPerRequest; next: number }> {
   const start = performance.now();
   const latencies: number[] = [];
-  let before: Record<string, number> | undefined;
+  let before: ReturnType<typeof schedOf> | undefined;
   let i = from;
   while (performance.now() - start < blockMs) {
-    if (!before && performance.now() - start >= settleMs) before = cpuOf(arm.pids);
+    if (!before && performance.now() - start >= settleMs) before = schedOf(arm.pids);
     const t = performance.now();
     await arm.shot(i++);
     if (before) latencies.push(performance.now() - t);
   }
   // A warm-up block counts nothing, so it reads no CPU either.
-  if (!before || latencies.length === 0) return { latencies, cpu: {}, next: i };
-  const cpu: CpuPerRequest = {};
-  for (const [k, v] of Object.entries(cpuOf(arm.pids))) {
-    cpu[k] = ((v - (before[k] ?? v)) * 1000) / latencies.length;
-  }
-  return { latencies, cpu, next: i };
+  if (!before || latencies.length === 0) return { latencies, cpu: {}, queued: {}, next: i };
+  const after = schedOf(arm.pids);
+  return {
+    latencies,
+    cpu: perRequest(after.cpu, before.cpu, latencies.length),
+    queued: perRequest(after.queued, before.queued, latencies.length),
+    next: i,
+  };
 }
 
 /** Per process key, `a[j][key] - b[j][key]` over the cycles j (see pairedBySegment). */
@@ -487,6 +541,7 @@ async function main(): Promise<void> {
     const perBlock = new Map<string, number[]>();
     const pooled = new Map<string, number[]>();
     const cpuBlocks = new Map<string, CpuPerRequest[]>();
+    const queuedBlocks = new Map<string, CpuPerRequest[]>();
     /** Which segment (set of processes) each cycle ran in. */
     const segmentOf: number[] = [];
     const orderRandom = seededRandom(ORDER_SEED);
@@ -508,6 +563,7 @@ async function main(): Promise<void> {
             perBlock.set(arm.name, []);
             pooled.set(arm.name, []);
             cpuBlocks.set(arm.name, []);
+            queuedBlocks.set(arm.name, []);
           }
         }
         // Warm-up: V8 compiles each request path over the first seconds of load.
@@ -520,6 +576,7 @@ async function main(): Promise<void> {
             perBlock.get(arm.name)!.push(medianOf(b.latencies));
             pooled.get(arm.name)!.push(...b.latencies);
             cpuBlocks.get(arm.name)!.push(b.cpu);
+            queuedBlocks.get(arm.name)!.push(b.queued);
           }
           segmentOf.push(segment);
         }
@@ -542,6 +599,7 @@ async function main(): Promise<void> {
         p90: round(s.p90, 3),
         p99: round(s.p99, 3),
         cpuMs: medianCpu(cpuBlocks.get(arm.name)!),
+        queuedMs: medianCpu(queuedBlocks.get(arm.name)!),
       };
     }
     const cpu = (arm: string) => cpuBlocks.get(arm)!;

@@ -245,11 +245,7 @@ function render(r: LoneReport): string {
         'process’s event loop is its name alone; `threads` are its other threads together (ORT’s',
         'session threads on the host and the peer).',
         '',
-        `| arm | ${cpuKeys.join(' | ')} |`,
-        `|---|${cpuKeys.map(() => '---').join('|')}|`,
-        ...Object.entries(r.arms).map(
-          ([name, a]) => `| ${name} | ${cpuKeys.map((k) => a.cpuMs?.[k] ?? '—').join(' | ')} |`,
-        ),
+        ...perArmTable(r, cpuKeys, (a) => a.cpuMs),
         ...queuedRows(r, cpuKeys),
         '',
         '## CPU per request, paired by cycle (ms, median and 95 % interval)',
@@ -321,10 +317,21 @@ function queuedRows(r: LoneReport, keys: readonly string[]): string[] {
     'From the scheduler’s run-queue time of the same threads (`schedstat`’s second field): time',
     'each was ready to run but had no core, over the counted part of each block.',
     '',
+    ...perArmTable(r, keys, (a) => a.queuedMs),
+  ];
+}
+
+/** One row per arm, one column per process key, of one per-request measure. */
+function perArmTable(
+  r: LoneReport,
+  keys: readonly string[],
+  measure: (a: ArmResult) => CpuPerRequest | undefined,
+): string[] {
+  return [
     `| arm | ${keys.join(' | ')} |`,
     `|---|${keys.map(() => '---').join('|')}|`,
     ...Object.entries(r.arms).map(
-      ([name, a]) => `| ${name} | ${keys.map((k) => a.queuedMs?.[k] ?? '—').join(' | ')} |`,
+      ([name, a]) => `| ${name} | ${keys.map((k) => measure(a)?.[k] ?? '—').join(' | ')} |`,
     ),
   ];
 }

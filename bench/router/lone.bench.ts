@@ -62,11 +62,12 @@ interface Arm {
 }
 
 /**
- * CPU-ms per counted request of a block, per process on the arm's path: `<role>` is its event
- * loop (main thread), `<role> threads` every other thread (ORT's session threads on the host and
- * the peer; the GC's and libuv's on a router), from the scheduler's run times.
+ * Ms per counted request of a block, per process on the arm's path (on a CPU, or waiting for
+ * one): `<role>` is its event loop (main thread), `<role> threads` every other thread (ORT's
+ * session threads on the host and the peer; the GC's and libuv's on a router), from the
+ * scheduler's per-thread times.
  */
-type CpuPerRequest = Record<string, number>;
+type MsPerRequest = Record<string, number>;
 
 interface ArmResult {
   note: string;
@@ -75,12 +76,12 @@ interface ArmResult {
   p90: number;
   p99: number;
   /** CPU-ms per request, median over the blocks (absent in reports written before it was). */
-  cpuMs?: CpuPerRequest;
+  cpuMs?: MsPerRequest;
   /**
    * Ms per request the same threads spent runnable but waiting for a CPU, keyed as `cpuMs`,
    * median over the blocks (absent in reports written before it was).
    */
-  queuedMs?: CpuPerRequest;
+  queuedMs?: MsPerRequest;
 }
 
 const BOOTSTRAP_SEED = 20261204;
@@ -182,7 +183,9 @@ function pairedBySegment(
     const d = x - (b[j] ?? NaN);
     if (!Number.isFinite(d)) return;
     const seg = segmentOf[j] ?? 0;
-    bySegment.set(seg, [...(bySegment.get(seg) ?? []), d]);
+    const ds = bySegment.get(seg) ?? [];
+    ds.push(d);
+    bySegment.set(seg, ds);
   });
   const segments = [...bySegment.values()];
   const d = segments.flat();
@@ -208,7 +211,7 @@ function pairedBySegment(
 }
 
 /** Each process key's median over the blocks, to 3 decimals. */
-function medianCpu(blocks: readonly CpuPerRequest[]): CpuPerRequest {
+function medianPerKey(blocks: readonly MsPerRequest[]): MsPerRequest {
   const keys = Object.keys(blocks[0] ?? {});
   return Object.fromEntries(
     keys.map((k) => [k, round(medianOf(blocks.map((b) => b[k] ?? NaN)), 3)]),
@@ -325,7 +328,7 @@ function queuedRows(r: LoneReport, keys: readonly string[]): string[] {
 function perArmTable(
   r: LoneReport,
   keys: readonly string[],
-  measure: (a: ArmResult) => CpuPerRequest | undefined,
+  measure: (a: ArmResult) => MsPerRequest | undefined,
 ): string[] {
   return [
     `| arm | ${keys.join(' | ')} |`,
@@ -388,16 +391,15 @@ function schedOf(pids: Record<string, number>): {
 } {
   const cpu: Record<string, number> = {};
   const queued: Record<string, number> = {};
+  const put = (out: Record<string, number>, role: string, byThread: Record<string, number>) => {
+    const { main, others } = splitByEventLoop(byThread);
+    out[role] = main;
+    out[`${role} threads`] = others;
+  };
   for (const [role, pid] of Object.entries(pids)) {
     const sched = threadSched(pid);
-    for (const [out, byThread] of [
-      [cpu, sched.cpu],
-      [queued, sched.queued],
-    ] as const) {
-      const { main, others } = splitByEventLoop(byThread);
-      out[role] = main;
-      out[`${role} threads`] = others;
-    }
+    put(cpu, role, sched.cpu);
+    put(queued, role, sched.queued);
   }
   return { cpu, queued };
 }
@@ -407,8 +409,8 @@ function perRequest(
   after: Record<string, number>,
   before: Record<string, number>,
   requests: number,
-): CpuPerRequest {
-  const out: CpuPerRequest = {};
+): MsPerRequest {
+  const out: MsPerRequest = {};
   for (const [k, v] of Object.entries(after)) out[k] = ((v - (before[k] ?? v)) * 1000) / requests;
   return out;
 }
@@ -422,7 +424,7 @@ async function block(
   from: number,
   blockMs: number,
   settleMs: number,
-): Promise<{ latencies: number[]; cpu: CpuPerRequest; queued: CpuPerRequest; next: number }> {
+): Promise<{ latencies: number[]; cpu: MsPerRequest; queued: MsPerRequest; next: number }> {
   const start = performance.now();
   const latencies: number[] = [];
   let before: ReturnType<typeof schedOf> | undefined;
@@ -446,8 +448,8 @@ async function block(
 
 /** Per process key, `a[j][key] - b[j][key]` over the cycles j (see pairedBySegment). */
 function pairedCpuBySegment(
-  a: readonly CpuPerRequest[],
-  b: readonly CpuPerRequest[],
+  a: readonly MsPerRequest[],
+  b: readonly MsPerRequest[],
   segmentOf: readonly number[],
 ) {
   const keys = Object.keys(a[0] ?? {});
@@ -547,8 +549,8 @@ async function main(): Promise<void> {
   try {
     const perBlock = new Map<string, number[]>();
     const pooled = new Map<string, number[]>();
-    const cpuBlocks = new Map<string, CpuPerRequest[]>();
-    const queuedBlocks = new Map<string, CpuPerRequest[]>();
+    const cpuBlocks = new Map<string, MsPerRequest[]>();
+    const queuedBlocks = new Map<string, MsPerRequest[]>();
     /** Which segment (set of processes) each cycle ran in. */
     const segmentOf: number[] = [];
     const orderRandom = seededRandom(ORDER_SEED);
@@ -594,7 +596,7 @@ async function main(): Promise<void> {
     }
     const pairedDifference = (a: readonly number[], b: readonly number[]) =>
       pairedBySegment(a, b, segmentOf);
-    const pairedCpu = (a: readonly CpuPerRequest[], b: readonly CpuPerRequest[]) =>
+    const pairedCpu = (a: readonly MsPerRequest[], b: readonly MsPerRequest[]) =>
       pairedCpuBySegment(a, b, segmentOf);
     const armResults: Record<string, ArmResult> = {};
     for (const arm of arms) {
@@ -605,8 +607,8 @@ async function main(): Promise<void> {
         p50: round(s.p50, 3),
         p90: round(s.p90, 3),
         p99: round(s.p99, 3),
-        cpuMs: medianCpu(cpuBlocks.get(arm.name)!),
-        queuedMs: medianCpu(queuedBlocks.get(arm.name)!),
+        cpuMs: medianPerKey(cpuBlocks.get(arm.name)!),
+        queuedMs: medianPerKey(queuedBlocks.get(arm.name)!),
       };
     }
     const cpu = (arm: string) => cpuBlocks.get(arm)!;

@@ -62,36 +62,37 @@ interface Args {
 
 /**
  * `router-nocoalesce`: the same router with ROUTER_COALESCE=off, so coalescing shows side by side.
- * `router-as-written` / `-grpc`: a router at default settings before a host whose config is
- * written as Triton users write it (`asUsersWriteIt`): what a user gets without tuning.
+ * `router-as-written` / `-grpc` / `-grpc-stream`: a router at default settings before a host
+ * whose config is written as Triton users write it (`asUsersWriteIt`): what a user gets without
+ * tuning, over HTTP, unary gRPC and one PredictStream call. `router-aa`: a second router of this
+ * build, so every default run carries its own noise band.
  */
 const CLOSED_ARMS = [
   'router',
+  'router-aa',
   'router-nocoalesce',
   'router-grpc',
   'router-triton',
   'router-as-written',
   'router-as-written-grpc',
+  'router-as-written-grpc-stream',
   'naive-peer',
 ];
 
 /**
  * Opt-in arms (`--arms`): gRPC into the router with every request on one PredictStream call
- * (`router-grpc-stream`, and `router-as-written-grpc-stream` before the as-written host),
- * the mesh router with traffic signals off, to price recording them, gRPC into the router with
- * coalescing off, and `router-baseline`: router and model host built in
+ * (`router-grpc-stream`), the mesh router with traffic signals off, to price recording them,
+ * gRPC into the router with coalescing off, and `router-baseline`: router and model host built in
  * another checkout (`--baseline <dir>`, e.g. the commit before a change), the mesh before it.
  */
 const EXTRA_ARMS = [
   'router-grpc-stream',
-  'router-as-written-grpc-stream',
   'router-nosignals',
   'router-grpc-nocoalesce',
   'router-unary',
   'router-baseline',
   'router-as-written-baseline',
   'router-as-written-baseline-grpc',
-  'router-aa',
   'router-redis-cluster',
   'router-tracing',
 ];

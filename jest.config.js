@@ -1,3 +1,5 @@
+const { availableParallelism } = require('node:os');
+
 // Three tiers: unit (no I/O), integration (real Redis / ORT), e2e (real processes).
 // Type checking is done once by `npm run typecheck`; swc only strips types here.
 const swc = [
@@ -30,6 +32,11 @@ const base = {
 };
 
 module.exports = {
+  // The integration and e2e suites spend most of their time waiting on the processes, Redis and
+  // timers they drive; Jest's default (cores − 1) would leave one worker on a 2-core machine and
+  // the second core idle through those waits. Every file isolates its Redis state and ports, so
+  // files may run side by side.
+  maxWorkers: Math.max(2, availableParallelism() - 1),
   projects: [
     { ...base, displayName: 'unit', testMatch: ['<rootDir>/{apps,libs,scripts}/**/*.spec.ts'] },
     {

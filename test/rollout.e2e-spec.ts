@@ -67,7 +67,8 @@ async function leaseHolder(): Promise<{ token: number; holder: string } | undefi
 /**
  * The leader (the lease holder in Redis) and the other replica. Start order does not decide it
  * for good: a leader that misses renewing its lease (a stalled event loop on a loaded machine)
- * loses it to the standby, which is the failover working.
+ * loses it to the standby, which is the failover working, and until a replica takes the lapsed
+ * lease again nobody holds it; so this waits for a holder rather than reading the key once.
  */
 async function roles(): Promise<{
   leader: StartedApp;
@@ -75,14 +76,17 @@ async function roles(): Promise<{
   standbyId: string;
   token: number;
 }> {
-  const lease = await leaseHolder();
-  const leader = lease && coordinators.get(lease.holder);
-  const [standbyId, standby] =
-    [...coordinators.entries()].find(([id]) => id !== lease?.holder) ?? [];
-  if (!lease || !leader || !standbyId || !standby) {
-    throw new Error(`no leader and standby (lease held by ${lease?.holder ?? 'nobody'})`);
-  }
-  return { leader, standby, standbyId, token: lease.token };
+  return pollUntil(
+    async () => {
+      const lease = await leaseHolder();
+      const leader = lease && coordinators.get(lease.holder);
+      const [standbyId, standby] =
+        [...coordinators.entries()].find(([id]) => id !== lease?.holder) ?? [];
+      if (!lease || !leader || !standbyId || !standby) return undefined;
+      return { leader, standby, standbyId, token: lease.token };
+    },
+    { timeoutMs: 30_000, what: 'a coordinator to hold the leader lease, with another beside it' },
+  );
 }
 
 /** The API of a coordinator that is still running (any replica serves it). */

@@ -28,6 +28,8 @@ export interface BenchReport {
   model: string;
   corpus: Record<string, Record<string, number>>;
   reps?: number;
+  /** Seconds of unrecorded c=1 load each closed arm had before the first point (older runs: none). */
+  warmupSeconds?: number;
   /** The `--baseline` checkout and the `--baseline-env` its arms ran with. */
   baseline?: { dir: string; env: Record<string, string> };
   points: BenchPoint[];
@@ -377,7 +379,7 @@ export function renderMarkdown(report: BenchReport): string {
     '',
     `Machine: ${m.cores} cores, ${m.cpu}, flags ${m.flags.join(' ') || 'n/a'}; Node ${m.node}; onnxruntime-node ${m.onnxruntime}; ${m.threads}.`,
     `Load average (1/5/15 min) before: ${m.loadAverageBefore ?? 'n/a'}, after: ${m.loadAverage ?? 'n/a'}.`,
-    `Model: ${report.model}. Run ${report.date}, ${report.durationSeconds} s; every point is the median of ${report.reps ?? 1} interleaved runs. The load generator shares the cores (its CPU is listed).`,
+    `Model: ${report.model}. Run ${report.date}, ${report.durationSeconds} s; every point is the median of ${report.reps ?? 1} interleaved runs${warmUpWords(report.warmupSeconds)}. The load generator shares the cores (its CPU is listed).`,
 
     ...baselineLine(report.baseline),
     '',
@@ -541,4 +543,9 @@ export function renderMarkdown(report: BenchReport): string {
 /** A headline cell whose leading figure is missing: the arms it compares did not run. */
 function notMeasured(cell: string): boolean {
   return /^[+]?NaN\b/.test(cell) || cell === '—' || cell === 'n/a';
+}
+
+/** How the processes were warmed before the first point; reports of older runs say nothing. */
+function warmUpWords(seconds: number | undefined): string {
+  return seconds ? `, after ${seconds} s of unrecorded c=1 load per arm` : '';
 }

@@ -45,6 +45,11 @@ interface Args {
   concurrency: number[];
   mixes: TextMix[];
   reps: number;
+  /**
+   * Seconds of unrecorded c=1 load per closed arm before the first measured point
+   * (`--warmup-seconds`; see WARM_UP_SECONDS).
+   */
+  warmupSeconds: number;
   /** Model instances of both hosts (`--instances`, default one per core). */
   instances: number;
   arms: string[];
@@ -67,6 +72,17 @@ interface Args {
  * tuning, over HTTP, unary gRPC and one PredictStream call. `router-aa`: a second router of this
  * build, so every default run carries its own noise band.
  */
+/**
+ * Unrecorded c=1 load per closed arm before the first measured point. V8 compiles a request path
+ * as it runs: from the first request, a router and host of the config as written spent 1.99 and
+ * 1.06 CPU-ms per lone request on their event loops over the first 5 s, 1.44 and 0.78 at 10–15 s,
+ * and about 1.3 and 0.65 from 25 s on, with the p50 falling from 7.5 to about 5.9 ms; the peer,
+ * a tenth of the code, settles sooner. Without it, the first round at c=1 measured each process
+ * while it was still compiling (the short texts come first), and the arm measured first on a
+ * process paid for it (a router and its A/A twin read 7.42 and 6.40 ms at c=1 in one run).
+ */
+const WARM_UP_SECONDS = 30;
+
 const CLOSED_ARMS = [
   'router',
   'router-aa',
@@ -113,6 +129,7 @@ function parseArgs(argv: string[]): Args | { render: string } {
       concurrency: { type: 'string' },
       mixes: { type: 'string' },
       reps: { type: 'string' },
+      'warmup-seconds': { type: 'string' },
       instances: { type: 'string' },
       'skip-ceiling': { type: 'boolean' },
       'skip-open': { type: 'boolean' },
@@ -134,6 +151,10 @@ function parseArgs(argv: string[]): Args | { render: string } {
       `--arms: unknown ${unknown.join(', ')}; known: ${[...CLOSED_ARMS, ...EXTRA_ARMS].join(', ')}`,
     );
   }
+  const warmupSeconds = Number(v['warmup-seconds'] ?? (quick ? 3 : WARM_UP_SECONDS));
+  if (!Number.isFinite(warmupSeconds) || warmupSeconds < 0) {
+    throw new UsageError(`--warmup-seconds: expected seconds ≥ 0, got '${v['warmup-seconds']}'`);
+  }
   return {
     quick,
     models: v.models ?? join(ROOT, '.bench-models'),
@@ -142,6 +163,7 @@ function parseArgs(argv: string[]): Args | { render: string } {
     concurrency: (v.concurrency ?? (quick ? '1,32,64' : '1,8,32,64')).split(',').map(Number),
     mixes: (v.mixes ?? 'short,mixed').split(',') as TextMix[],
     reps: Number(v.reps ?? 3),
+    warmupSeconds,
     arms,
     instances: Number(v.instances ?? CORES),
     skipCeiling: v['skip-ceiling'] ?? false,
@@ -451,9 +473,11 @@ async function main(): Promise<void> {
       peer,
     };
     const points: BenchPoint[] = [];
-    for (const mix of args.mixes) {
+    for (const [k, mix] of args.mixes.entries()) {
       if (!args.skipCeiling) points.push(...(await ceiling(args, model, corpora[mix], mix)));
-      points.push(...(await closedLoop(args, corpora[mix], mix, procs)));
+      // The processes live through every mix, so one warm-up, before the first, serves all.
+      const warmupMs = k === 0 ? args.warmupSeconds * 1000 : 0;
+      points.push(...(await closedLoop(args, corpora[mix], mix, procs, warmupMs)));
       if (!args.skipOpen)
         points.push(...(await openLoopPoints(args, corpora[mix], mix, procs, points)));
     }
@@ -465,6 +489,7 @@ async function main(): Promise<void> {
       model: `${MODEL} v${VERSION} (small: 6 layers, hidden 384), pipeline ${model.pre.pipeline.id}, maxLength ${model.pre.manifest.maxLength}`,
       corpus: histograms,
       reps: args.reps,
+      warmupSeconds: args.warmupSeconds,
       ...(args.baseline ? { baseline: { dir: args.baseline, env: args.baselineEnv } } : {}),
       points,
       headline: headline(points, CORES),
@@ -557,6 +582,7 @@ async function closedLoop(
   corpus: string[],
   mix: TextMix,
   p: Procs,
+  warmupMs: number,
 ): Promise<BenchPoint[]> {
   const body = (i: number) => JSON.stringify({ task: TASK, text: corpus[i % corpus.length] });
   const grpc = new RouterGrpcClient(p.router.urls.grpc!, KEY);
@@ -681,6 +707,20 @@ async function closedLoop(
   const chosen = args.arms.filter((a) => arms[a]);
   const out: BenchPoint[] = [];
   try {
+    if (warmupMs > 0) {
+      log(`warm-up: ${warmupMs / 1000} s at c=1 per arm, not recorded`);
+      for (const a of chosen) {
+        const arm = arms[a]!;
+        await measure(arm.shot, {
+          concurrency: 1,
+          warmup: 0,
+          windowMs: warmupMs,
+          minWindows: 1,
+          maxWindows: 1,
+          pids: arm.pids,
+        });
+      }
+    }
     for (const c of args.concurrency) {
       const runs = new Map<string, PointResult[]>(chosen.map((a) => [a, []]));
       // A B C D, A B C D, ...: drift on the shared machine hits every arm alike.

@@ -66,23 +66,22 @@ interface Args {
 }
 
 /**
+ * Unrecorded c=1 load per closed arm before the first measured point. V8 compiles a request path
+ * as it runs: from the first request, a router and host of the config as written spent 1.99 and
+ * 1.06 CPU-ms per lone request on their event loops over the first 5 s, 1.44 and 0.78 at 10–15 s,
+ * and about 1.3 and 0.65 from 25 s on, with the p50 falling from 7.5 to about 5.9 ms. Without it,
+ * the first rounds at c=1 (the short texts come first) measured each process while it was still
+ * compiling, and the mixed texts' rounds, after the whole short sweep, measured it warm.
+ */
+const WARM_UP_SECONDS = 30;
+
+/**
  * `router-nocoalesce`: the same router with ROUTER_COALESCE=off, so coalescing shows side by side.
  * `router-as-written` / `-grpc` / `-grpc-stream`: a router at default settings before a host
  * whose config is written as Triton users write it (`asUsersWriteIt`): what a user gets without
  * tuning, over HTTP, unary gRPC and one PredictStream call. `router-aa`: a second router of this
  * build, so every default run carries its own noise band.
  */
-/**
- * Unrecorded c=1 load per closed arm before the first measured point. V8 compiles a request path
- * as it runs: from the first request, a router and host of the config as written spent 1.99 and
- * 1.06 CPU-ms per lone request on their event loops over the first 5 s, 1.44 and 0.78 at 10–15 s,
- * and about 1.3 and 0.65 from 25 s on, with the p50 falling from 7.5 to about 5.9 ms; the peer,
- * a tenth of the code, settles sooner. Without it, the first round at c=1 measured each process
- * while it was still compiling (the short texts come first), and the arm measured first on a
- * process paid for it (a router and its A/A twin read 7.42 and 6.40 ms at c=1 in one run).
- */
-const WARM_UP_SECONDS = 30;
-
 const CLOSED_ARMS = [
   'router',
   'router-aa',

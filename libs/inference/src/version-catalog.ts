@@ -4,6 +4,7 @@ import {
   CONFIG_FILE,
   MANIFEST_FILE,
   ModelRepositoryReader,
+  ModelRepositoryRescanner,
   readPreprocessManifest,
   type ModelEntry,
 } from '@mesh/model-repository';
@@ -19,7 +20,8 @@ export interface VersionProblem {
 }
 
 interface CatalogSource {
-  root: string;
+  /** Reads again only the models whose files changed since the last refresh. */
+  repository: ModelRepositoryRescanner;
   preprocessing: PreprocessingService;
   logger: Logger;
 }
@@ -27,9 +29,10 @@ interface CatalogSource {
 /**
  * Every model version in MODEL_REPOSITORY: the ones whose manifest, tokenizer (sha256) and
  * config agree become ServableVersions; the others keep the one-line reason they are
- * unroutable, which the 503 answer quotes. `refresh()` re-reads the repository and loads only
- * versions that are new or whose config/manifest changed, so a version directory added at run
- * time becomes servable without a restart and a removed one disappears.
+ * unroutable, which the 503 answer quotes. `refresh()` reads again only the models whose files
+ * changed (ModelRepositoryRescanner) and loads only versions that are new or whose
+ * config/manifest changed, so a version directory added at run time becomes servable without a
+ * restart and a removed one disappears.
  */
 export class VersionCatalog {
   private kinds = new Map<string, ServableVersion['kind']>();
@@ -53,7 +56,8 @@ export class VersionCatalog {
     logger: Logger,
   ): Promise<VersionCatalog> {
     const catalog = new VersionCatalog(new Map(), new Map(), new Set());
-    catalog.source = { root, preprocessing, logger };
+    const repository = new ModelRepositoryRescanner(new ModelRepositoryReader(root));
+    catalog.source = { repository, preprocessing, logger };
     await catalog.refresh();
     return catalog;
   }
@@ -108,8 +112,12 @@ export class VersionCatalog {
     });
   }
 
-  private async refreshFrom({ root, preprocessing, logger }: CatalogSource): Promise<boolean> {
-    const entries = await new ModelRepositoryReader(root).readAll();
+  private async refreshFrom({
+    repository,
+    preprocessing,
+    logger,
+  }: CatalogSource): Promise<boolean> {
+    const entries = await repository.readAll();
     const servables = new Map<string, ServableVersion>();
     const problems = new Map<string, string>();
     const fingerprints = new Map<string, string>();

@@ -71,6 +71,7 @@ export {
   parseLabels,
   type ModelEntry,
 } from './model-repository-reader';
+export { ModelRepositoryRescanner, type RescannerOptions } from './model-repository-rescanner';
 export type { IgnoredField } from './pbtxt-reader';
 export {
   ManifestError,

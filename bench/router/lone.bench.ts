@@ -1,7 +1,7 @@
 /**
- * `npm run bench:lone [-- --seconds 180 --block-ms 1000 --settle-ms 100 --name NAME]`: a lone
- * request (c=1) on the config as Triton users write it, against the naive peer, with the arms
- * taking turns in short blocks instead of whole rounds.
+ * `npm run bench:lone [-- --seconds 180 --block-ms 1000 --settle-ms 100 --warmup-requests 2000
+ * --name NAME]`: a lone request (c=1) on the config as Triton users write it, against the naive
+ * peer, with the arms taking turns in short blocks instead of whole rounds.
  *
  * Why: the c=1 goals of the as-written arm are margins of 1–1.5 ms, and on a shared VM the
  * interleaved rounds of `npm run bench` (each arm measured for tens of seconds in turn) put an
@@ -87,8 +87,15 @@ interface ArmResult {
 const BOOTSTRAP_SEED = 20261204;
 /** Seeds the order of the arms in each cycle, so a run can be repeated block for block. */
 const ORDER_SEED = 4177;
-/** Per arm and set of processes, before any block counts. */
-const WARM_UP_MS = 4000;
+/**
+ * Requests each arm serves in every set of processes before any block counts (`--warmup-requests`).
+ * V8 compiles a request path as it runs it: a router and host of the config as written spent
+ * 1.99 and 1.06 CPU-ms per lone request over their first 5 s and about 1.3 and 0.65 from 25 s on
+ * (about 4000 requests; WARM_UP_SECONDS in router.bench.ts). A mesh's HTTP and PredictStream arms
+ * share its processes, so 2000 each bring it there. With 4 s per arm, as before, every block of a
+ * 60-s set measured a mesh still compiling, which the peer's shorter path is not for as long.
+ */
+const WARM_UP_REQUESTS = 2000;
 
 /**
  * The arms in a new order for each cycle (Fisher–Yates on a seeded generator). In a fixed order
@@ -129,6 +136,11 @@ interface LoneReport {
     order?: 'shuffled';
     /** Sets of fresh processes the run was split over (absent: one). */
     restarts?: number;
+    /**
+     * Requests per arm and set before any block counted, all arms at once; absent in reports
+     * written before it was, when each arm was warmed for 4 s in turn.
+     */
+    warmupRequests?: number;
   };
   arms: Record<string, ArmResult>;
   /** Each mesh arm against the peer. */
@@ -161,6 +173,7 @@ function readArgs(argv: string[]) {
       out: { type: 'string' },
       render: { type: 'string' },
       restarts: { type: 'string' },
+      'warmup-requests': { type: 'string' },
     },
   }).values;
 }
@@ -280,7 +293,7 @@ function render(r: LoneReport): string {
     '# A lone request, arms taking turns in short blocks',
     '',
     `${r.machine}; load average (1/5/15 min) before: ${r.loadBefore.join(' ')}, after: ${r.loadAfter.join(' ')}.`,
-    `Run ${r.at}: \`${r.command}\`; ${r.settings.seconds} s of blocks of ${r.settings.blockMs} ms, ${r.settings.order === 'shuffled' ? 'in an order shuffled each cycle' : 'in the same order each cycle'}, the first ${r.settings.settleMs} ms of each not counted${(r.settings.restarts ?? 1) > 1 ? `; split over ${r.settings.restarts} sets of fresh processes, each started in a shuffled order, the intervals resampling sets and then cycles` : ''}.`,
+    `Run ${r.at}: \`${r.command}\`; ${r.settings.seconds} s of blocks of ${r.settings.blockMs} ms, ${r.settings.order === 'shuffled' ? 'in an order shuffled each cycle' : 'in the same order each cycle'}, the first ${r.settings.settleMs} ms of each not counted${(r.settings.restarts ?? 1) > 1 ? `; split over ${r.settings.restarts} sets of fresh processes, each started in a shuffled order, the intervals resampling sets and then cycles` : ''}; ${r.settings.warmupRequests !== undefined ? `before the first block of a set, each arm served ${r.settings.warmupRequests} requests at c=1, all arms at once` : 'each arm warmed for 4 s in turn before the first block of a set'}.`,
     `Model: ${MODEL} v${BENCH_MODEL.version} (small) behind the config as Triton users write it (one instance, max_queue_delay 2 ms, no mesh parameters); short texts; c=1, the load generator on the same cores.`,
     '',
     '## Over the naive peer: p50 difference, block by block (ms, median and 95 % interval)',
@@ -435,7 +448,7 @@ async function block(
     await arm.shot(i++);
     if (before) latencies.push(performance.now() - t);
   }
-  // A warm-up block counts nothing, so it reads no CPU either.
+  // A block that counted nothing (shorter than its settling) reads no CPU either.
   if (!before || latencies.length === 0) return { latencies, cpu: {}, queued: {}, next: i };
   const after = schedOf(arm.pids);
   return {
@@ -532,11 +545,15 @@ async function main(): Promise<void> {
   const blockMs = Number(flags['block-ms'] ?? 1000);
   const settleMs = Number(flags['settle-ms'] ?? 100);
   const restarts = Number(flags.restarts ?? 3);
+  const warmupRequests = Number(flags['warmup-requests'] ?? WARM_UP_REQUESTS);
   if (!(seconds > 0 && blockMs > settleMs && settleMs >= 0)) {
     throw new Error('--seconds must be > 0 and --block-ms > --settle-ms >= 0');
   }
   if (!(Number.isInteger(restarts) && restarts >= 1)) {
     throw new Error('--restarts must be a whole number >= 1');
+  }
+  if (!(Number.isInteger(warmupRequests) && warmupRequests >= 0)) {
+    throw new Error('--warmup-requests must be a whole number >= 0');
   }
   const models = flags.models ?? join(ROOT, '.bench-models');
   const baselineDir = flags.baseline === undefined ? undefined : resolve(flags.baseline);
@@ -575,8 +592,14 @@ async function main(): Promise<void> {
             queuedBlocks.set(arm.name, []);
           }
         }
-        // Warm-up: V8 compiles each request path over the first seconds of load.
-        for (const arm of arms) i = (await block(arm, i, WARM_UP_MS, WARM_UP_MS)).next;
+        // Warm-up (see WARM_UP_REQUESTS): every arm at c=1, all at once, so the set's processes
+        // warm in the time of the slowest rather than of all one after another.
+        await Promise.all(
+          arms.map(async (arm, k) => {
+            for (let n = 0; n < warmupRequests; n++) await arm.shot(i + k * warmupRequests + n);
+          }),
+        );
+        i += arms.length * warmupRequests;
         const stop = performance.now() + (seconds * 1000) / restarts;
         while (performance.now() < stop) {
           for (const arm of shuffled(arms, orderRandom)) {
@@ -623,7 +646,7 @@ async function main(): Promise<void> {
       loadBefore,
       loadAfter: loadavg().map((l) => round(l, 2)),
       command: `npm run bench:lone -- ${process.argv.slice(2).join(' ')}`.trim(),
-      settings: { seconds, blockMs, settleMs, order: 'shuffled', restarts },
+      settings: { seconds, blockMs, settleMs, order: 'shuffled', restarts, warmupRequests },
       arms: armResults,
       overPeer,
       aa: {

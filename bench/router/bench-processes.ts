@@ -127,6 +127,8 @@ export interface BenchMeshOptions {
   routerNodeArgs?: string[];
   /** The checkout whose built host and router run (another commit, for a before/after). */
   root?: string;
+  /** Environment of both the host and the router, over their defaults (one setting's A/B). */
+  env?: Record<string, string>;
 }
 
 /**
@@ -142,10 +144,11 @@ export async function startBenchMesh(
   const host = await startBenchHost('model-host', repository, BENCH_MODEL.name, {
     nodeArgs: o.hostNodeArgs,
     root: o.root,
+    env: o.env,
   });
   procs.push(host);
   await waitReady(`${host.urls.http}/healthz/ready`);
-  const router = await startBenchRouter(host, repository, procs, o);
+  const router = await startBenchRouter(host, repository, procs, o, o.env);
   return { host, router };
 }
 

@@ -25,6 +25,8 @@
  *
  * `--baseline DIR` adds a third router and host built in another checkout (the mesh before a
  * change), and reports this build minus that one, block by block, per transport.
+ * `--baseline-env NAME=value` (repeatable) starts that host and router with a setting changed,
+ * so `--baseline . --baseline-env NAME=value` weighs one setting on this build.
  *
  * Writes docs/benchmarks/<name>.{json,md}; `--render FILE.json` writes the Markdown of a saved
  * report again, with its `analysis`.
@@ -33,7 +35,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { parseCliArgs } from '../../scripts/cli-args';
+import { UsageError, keyValueOption, parseCliArgs } from '../../scripts/cli-args';
 import { machineLine } from '../host/host-bench.report';
 import { buildCorpus, seededRandom } from './bench-corpus';
 import { latencyStats, medianOf, round, splitByEventLoop, threadSched } from './bench-measure';
@@ -147,8 +149,15 @@ interface LoneReport {
   overPeer: Record<string, PairedDifference>;
   /** The second mesh against the first, per transport: the noise band. */
   aa: Record<string, PairedDifference>;
-  /** With `--baseline`: this build minus the baseline checkout's, per transport. */
-  baseline?: { dir: string; byTransport: Record<string, PairedDifference> };
+  /**
+   * With `--baseline`: this build minus the baseline checkout's, per transport; `env` is the
+   * `--baseline-env` its host and router ran with (absent: none, or a report from before).
+   */
+  baseline?: {
+    dir: string;
+    env?: Record<string, string>;
+    byTransport: Record<string, PairedDifference>;
+  };
   /**
    * CPU-ms per request, block by block like the latencies: the A/A pair's second mesh minus its
    * first, and with `--baseline` this build minus that one, per transport and per process.
@@ -166,6 +175,7 @@ function readArgs(argv: string[]) {
     options: {
       seconds: { type: 'string' },
       baseline: { type: 'string' },
+      'baseline-env': { type: 'string', multiple: true },
       'block-ms': { type: 'string' },
       'settle-ms': { type: 'string' },
       models: { type: 'string' },
@@ -282,7 +292,7 @@ function render(r: LoneReport): string {
   const baselineRows = r.baseline
     ? [
         '',
-        `## Before → after: this build minus the build in \`${r.baseline.dir}\` (negative: faster now)`,
+        `## Before → after: this build minus the build in \`${r.baseline.dir}\`${baselineEnvText(r.baseline.env)} (negative: faster now)`,
         '',
         '| transport | this − baseline |',
         '|---|---|',
@@ -358,6 +368,14 @@ interface MeshSpec {
   which: string;
   /** The checkout whose build runs (another commit, for a before/after); this one if unset. */
   root?: string;
+  /** Environment of its host and router over their defaults. */
+  env?: Record<string, string>;
+}
+
+/** ` run with A=1, B=2` for a baseline started with `--baseline-env`, else nothing. */
+function baselineEnvText(env: Record<string, string> | undefined): string {
+  const pairs = Object.entries(env ?? {});
+  return pairs.length === 0 ? '' : ` run with ${pairs.map(([k, v]) => `${k}=${v}`).join(', ')}`;
 }
 
 /** A host and a router on the as-written config; their two c=1 arms. */
@@ -368,10 +386,11 @@ async function startMesh(
   clients: RouterGrpcClient[],
   corpus: readonly string[],
 ): Promise<Arm[]> {
-  const { suffix, which, root } = spec;
+  const { suffix, which, root, env } = spec;
   const { router, host } = await startBenchMesh(repository, procs, {
     keyPrefix: `bench-lone-${process.pid}${suffix}`,
     root,
+    env,
   });
   const grpc = new RouterGrpcClient(router.urls.grpc!, KEY);
   clients.push(grpc);
@@ -484,12 +503,17 @@ function pairedCpuBySegment(
  */
 async function startArms(
   repository: string,
-  o: { models: string; corpus: readonly string[]; baselineDir?: string },
+  o: {
+    models: string;
+    corpus: readonly string[];
+    baselineDir?: string;
+    baselineEnv: Record<string, string>;
+  },
   procs: BenchProcess[],
   clients: RouterGrpcClient[],
   random: () => number,
 ): Promise<Arm[]> {
-  const { models, corpus, baselineDir } = o;
+  const { models, corpus, baselineDir, baselineEnv } = o;
   const rest = [procs, clients, corpus] as const;
   const starts: Array<() => Promise<Arm[]>> = [
     async () => {
@@ -521,8 +545,9 @@ async function startArms(
               repository,
               {
                 suffix: '-baseline',
-                which: `router → host built in ${baselineDir}`,
+                which: `router → host built in ${baselineDir}${baselineEnvText(baselineEnv)}`,
                 root: baselineDir,
+                env: baselineEnv,
               },
               ...rest,
             ),
@@ -557,6 +582,10 @@ async function main(): Promise<void> {
   }
   const models = flags.models ?? join(ROOT, '.bench-models');
   const baselineDir = flags.baseline === undefined ? undefined : resolve(flags.baseline);
+  const baselineEnv = keyValueOption(flags['baseline-env'], 'baseline-env');
+  if (Object.keys(baselineEnv).length > 0 && baselineDir === undefined) {
+    throw new UsageError('--baseline-env needs --baseline (use --baseline . for this build)');
+  }
   const name = flags.name ?? 'lone';
   const out = flags.out ?? join(ROOT, 'docs', 'benchmarks');
   ensureBuiltAndGenerated(models, MODEL);
@@ -579,7 +608,7 @@ async function main(): Promise<void> {
       try {
         arms = await startArms(
           repo.root,
-          { models, corpus, baselineDir },
+          { models, corpus, baselineDir, baselineEnv },
           procs,
           clients,
           orderRandom,
@@ -677,6 +706,7 @@ async function main(): Promise<void> {
         ? {
             baseline: {
               dir: baselineDir,
+              ...(Object.keys(baselineEnv).length > 0 ? { env: baselineEnv } : {}),
               byTransport: {
                 HTTP: pairedDifference(
                   perBlock.get('as-written')!,

@@ -26,7 +26,9 @@
  * `--baseline DIR` adds a third router and host built in another checkout (the mesh before a
  * change), and reports this build minus that one, block by block, per transport.
  * `--baseline-env NAME=value` (repeatable) starts that host and router with a setting changed,
- * so `--baseline . --baseline-env NAME=value` weighs one setting on this build.
+ * so `--baseline . --baseline-env NAME=value` weighs one setting on this build;
+ * `--baseline-node-arg=--flag` (repeatable) does the same for a flag to node itself (V8's, which
+ * NODE_OPTIONS refuses).
  *
  * Writes docs/benchmarks/<name>.{json,md}; `--render FILE.json` writes the Markdown of a saved
  * report again, with its `analysis`.
@@ -156,6 +158,8 @@ interface LoneReport {
   baseline?: {
     dir: string;
     env?: Record<string, string>;
+    /** The `--baseline-node-arg`s its host and router were started with. */
+    nodeArgs?: string[];
     byTransport: Record<string, PairedDifference>;
   };
   /**
@@ -176,6 +180,7 @@ function readArgs(argv: string[]) {
       seconds: { type: 'string' },
       baseline: { type: 'string' },
       'baseline-env': { type: 'string', multiple: true },
+      'baseline-node-arg': { type: 'string', multiple: true },
       'block-ms': { type: 'string' },
       'settle-ms': { type: 'string' },
       models: { type: 'string' },
@@ -292,7 +297,7 @@ function render(r: LoneReport): string {
   const baselineRows = r.baseline
     ? [
         '',
-        `## Before → after: this build minus the build in \`${r.baseline.dir}\`${baselineEnvText(r.baseline.env)} (negative: faster now)`,
+        `## Before → after: this build minus the build in \`${r.baseline.dir}\`${baselineEnvText(r.baseline.env, r.baseline.nodeArgs)} (negative: faster now)`,
         '',
         '| transport | this − baseline |',
         '|---|---|',
@@ -370,12 +375,23 @@ interface MeshSpec {
   root?: string;
   /** Environment of its host and router over their defaults. */
   env?: Record<string, string>;
+  /** Flags to node itself for its host and router. */
+  nodeArgs?: string[];
 }
 
-/** ` run with A=1, B=2` for a baseline started with `--baseline-env`, else nothing. */
-function baselineEnvText(env: Record<string, string> | undefined): string {
-  const pairs = Object.entries(env ?? {});
-  return pairs.length === 0 ? '' : ` run with ${pairs.map(([k, v]) => `${k}=${v}`).join(', ')}`;
+/**
+ * ` run with A=1, B=2, node --flag` for a baseline started with `--baseline-env` or
+ * `--baseline-node-arg`, else nothing.
+ */
+function baselineEnvText(
+  env: Record<string, string> | undefined,
+  nodeArgs: readonly string[] = [],
+): string {
+  const settings = [
+    ...Object.entries(env ?? {}).map(([k, v]) => `${k}=${v}`),
+    ...(nodeArgs.length > 0 ? [`node ${nodeArgs.join(' ')}`] : []),
+  ];
+  return settings.length === 0 ? '' : ` run with ${settings.join(', ')}`;
 }
 
 /** A host and a router on the as-written config; their two c=1 arms. */
@@ -386,11 +402,13 @@ async function startMesh(
   clients: RouterGrpcClient[],
   corpus: readonly string[],
 ): Promise<Arm[]> {
-  const { suffix, which, root, env } = spec;
+  const { suffix, which, root, env, nodeArgs } = spec;
   const { router, host } = await startBenchMesh(repository, procs, {
     keyPrefix: `bench-lone-${process.pid}${suffix}`,
     root,
     env,
+    hostNodeArgs: nodeArgs,
+    routerNodeArgs: nodeArgs,
   });
   const grpc = new RouterGrpcClient(router.urls.grpc!, KEY);
   clients.push(grpc);
@@ -508,12 +526,13 @@ async function startArms(
     corpus: readonly string[];
     baselineDir?: string;
     baselineEnv: Record<string, string>;
+    baselineNodeArgs: string[];
   },
   procs: BenchProcess[],
   clients: RouterGrpcClient[],
   random: () => number,
 ): Promise<Arm[]> {
-  const { models, corpus, baselineDir, baselineEnv } = o;
+  const { models, corpus, baselineDir, baselineEnv, baselineNodeArgs } = o;
   const rest = [procs, clients, corpus] as const;
   const starts: Array<() => Promise<Arm[]>> = [
     async () => {
@@ -545,9 +564,10 @@ async function startArms(
               repository,
               {
                 suffix: '-baseline',
-                which: `router → host built in ${baselineDir}${baselineEnvText(baselineEnv)}`,
+                which: `router → host built in ${baselineDir}${baselineEnvText(baselineEnv, baselineNodeArgs)}`,
                 root: baselineDir,
                 env: baselineEnv,
+                nodeArgs: baselineNodeArgs,
               },
               ...rest,
             ),
@@ -583,8 +603,19 @@ async function main(): Promise<void> {
   const models = flags.models ?? join(ROOT, '.bench-models');
   const baselineDir = flags.baseline === undefined ? undefined : resolve(flags.baseline);
   const baselineEnv = keyValueOption(flags['baseline-env'], 'baseline-env');
-  if (Object.keys(baselineEnv).length > 0 && baselineDir === undefined) {
-    throw new UsageError('--baseline-env needs --baseline (use --baseline . for this build)');
+  const baselineNodeArgs = flags['baseline-node-arg'] ?? [];
+  if (baselineNodeArgs.some((a) => !a.startsWith('--'))) {
+    throw new UsageError(
+      `--baseline-node-arg wants a flag to node, as --baseline-node-arg=--name=value (got '${baselineNodeArgs.join(' ')}')`,
+    );
+  }
+  if (
+    (Object.keys(baselineEnv).length > 0 || baselineNodeArgs.length > 0) &&
+    baselineDir === undefined
+  ) {
+    throw new UsageError(
+      '--baseline-env and --baseline-node-arg need --baseline (use --baseline . for this build)',
+    );
   }
   const name = flags.name ?? 'lone';
   const out = flags.out ?? join(ROOT, 'docs', 'benchmarks');
@@ -608,7 +639,7 @@ async function main(): Promise<void> {
       try {
         arms = await startArms(
           repo.root,
-          { models, corpus, baselineDir, baselineEnv },
+          { models, corpus, baselineDir, baselineEnv, baselineNodeArgs },
           procs,
           clients,
           orderRandom,
@@ -707,6 +738,7 @@ async function main(): Promise<void> {
             baseline: {
               dir: baselineDir,
               ...(Object.keys(baselineEnv).length > 0 ? { env: baselineEnv } : {}),
+              ...(baselineNodeArgs.length > 0 ? { nodeArgs: baselineNodeArgs } : {}),
               byTransport: {
                 HTTP: pairedDifference(
                   perBlock.get('as-written')!,

@@ -297,7 +297,7 @@ function render(r: LoneReport): string {
   const baselineRows = r.baseline
     ? [
         '',
-        `## Before → after: this build minus the build in \`${r.baseline.dir}\`${baselineEnvText(r.baseline.env, r.baseline.nodeArgs)} (negative: faster now)`,
+        `## Before → after: this build minus the build in \`${r.baseline.dir}\`${baselineSettingsText(r.baseline.env, r.baseline.nodeArgs)} (negative: faster now)`,
         '',
         '| transport | this − baseline |',
         '|---|---|',
@@ -383,7 +383,7 @@ interface MeshSpec {
  * ` run with A=1, B=2, node --flag` for a baseline started with `--baseline-env` or
  * `--baseline-node-arg`, else nothing.
  */
-function baselineEnvText(
+function baselineSettingsText(
   env: Record<string, string> | undefined,
   nodeArgs: readonly string[] = [],
 ): string {
@@ -564,7 +564,7 @@ async function startArms(
               repository,
               {
                 suffix: '-baseline',
-                which: `router → host built in ${baselineDir}${baselineEnvText(baselineEnv, baselineNodeArgs)}`,
+                which: `router → host built in ${baselineDir}${baselineSettingsText(baselineEnv, baselineNodeArgs)}`,
                 root: baselineDir,
                 env: baselineEnv,
                 nodeArgs: baselineNodeArgs,

@@ -10,6 +10,8 @@ const { join } = require('node:path');
 const { parseArgs } = require('node:util');
 const { formatLogLine } = require('./lib/log-line');
 const setup = require('./lib/setup');
+// The node flags every mesh app runs with (ADR 0021).
+const MESH_NODE_FLAGS = require('./lib/mesh-node-flags.json');
 
 const COLORS = { 'model-host': 36, router: 32, 'batch-worker': 35, coordinator: 33, redis: 90 };
 const APPS = ['model-host', 'router', 'batch-worker', 'coordinator'];
@@ -33,7 +35,8 @@ function prefixed(name, line) {
 }
 
 function startApp(name, env) {
-  const proc = spawn(process.execPath, [join(setup.ROOT, 'dist', 'apps', name, 'src', 'main.js')], {
+  const main = join(setup.ROOT, 'dist', 'apps', name, 'src', 'main.js');
+  const proc = spawn(process.execPath, [...MESH_NODE_FLAGS, main], {
     cwd: setup.ROOT,
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

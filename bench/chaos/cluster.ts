@@ -2,6 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { meshNodeFlags } from '../../scripts/lib/mesh-node-flags';
 import { freePort } from '../../test/support/free-port';
 import { pollUntil } from '../../test/support/poll';
 
@@ -306,7 +307,7 @@ export class Cluster {
       name: name ?? `host-${this.hosts.length + 1}`,
       command: process.execPath,
       args: [
-        mainOf('model-host'),
+        ...appArgv('model-host'),
         ...(models === 'all'
           ? []
           : ['--model-control-mode=explicit', ...models.map((m) => `--load-model=${m}`)]),
@@ -341,7 +342,7 @@ export class Cluster {
     const router = await this.launch({
       name: id,
       command: process.execPath,
-      args: [mainOf('router')],
+      args: appArgv('router'),
       env: {
         ...this.redisEnv(),
         ROUTER_HTTP_PORT: String(httpPort),
@@ -366,7 +367,7 @@ export class Cluster {
     return this.launch({
       name,
       command: process.execPath,
-      args: [mainOf('batch-worker')],
+      args: appArgv('batch-worker'),
       env: {
         ...this.redisEnv(),
         WORKER_PORT: '0',
@@ -390,7 +391,7 @@ export class Cluster {
     return this.launch({
       name,
       command: process.execPath,
-      args: [mainOf('coordinator')],
+      args: appArgv('coordinator'),
       env: {
         ...this.redisEnv(),
         COORDINATOR_PORT: String(port),
@@ -417,6 +418,11 @@ export class Cluster {
   async stopAll(): Promise<void> {
     await Promise.all([...this.procs].map((p) => p.stop('SIGKILL', 5_000)));
   }
+}
+
+/** `node`'s arguments that start `app` as its launchers do: the mesh's node flags, then its main. */
+export function appArgv(app: AppName): string[] {
+  return [...meshNodeFlags(ROOT), mainOf(app)];
 }
 
 export function mainOf(app: AppName): string {

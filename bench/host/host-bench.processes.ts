@@ -11,6 +11,7 @@ import {
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { meshNodeFlags } from '../../scripts/lib/mesh-node-flags';
 
 /** A throwaway repository with the same model file twice: batching on, and off. */
 export function benchRepository(
@@ -50,7 +51,7 @@ export async function startHost(
 ): Promise<{ proc: ChildProcess; grpc: string; stop(): Promise<void> }> {
   const main = join(root, 'dist', 'apps', 'model-host', 'src', 'main.js');
   if (!existsSync(main)) throw new Error(`${main} is missing: run \`npm run build\` first`);
-  const proc = spawn(process.execPath, [main], {
+  const proc = spawn(process.execPath, [...meshNodeFlags(root), main], {
     cwd: root,
     env: {
       ...process.env,

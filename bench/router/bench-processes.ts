@@ -2,6 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
+import { meshNodeFlags } from '../../scripts/lib/mesh-node-flags';
 
 export const ROOT = join(__dirname, '..', '..');
 
@@ -31,7 +32,10 @@ export async function startProcess(
 ): Promise<BenchProcess> {
   const main = join(root, script);
   if (!existsSync(main)) throw new Error(`${main} is missing: run \`npm run build\` first`);
-  const proc: ChildProcess = spawn(process.execPath, [...nodeArgs, main, ...args], {
+  // A mesh app runs with its checkout's node flags, as its launchers start it; other scripts
+  // (the naive peer, the raw-ORT workers) with none but `nodeArgs`.
+  const flags = script.startsWith('dist/apps/') ? meshNodeFlags(root) : [];
+  const proc: ChildProcess = spawn(process.execPath, [...flags, ...nodeArgs, main, ...args], {
     cwd: root,
     env: { ...process.env, LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

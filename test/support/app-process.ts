@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
+import { meshNodeFlags } from '../../scripts/lib/mesh-node-flags';
 import { pollUntil } from './poll';
 
 export const ROOT = join(__dirname, '..', '..');
@@ -49,7 +50,7 @@ export async function startApp(
   env: Record<string, string>,
   { listeners = ['http'], args = [] as string[], timeoutMs = 30_000 } = {},
 ): Promise<StartedApp> {
-  const proc = spawn(process.execPath, [mainOf(name), ...args], {
+  const proc = spawn(process.execPath, [...meshNodeFlags(ROOT), mainOf(name), ...args], {
     cwd: ROOT,
     env: { ...process.env, LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -117,7 +118,7 @@ export function runToExit(
   args: string[] = [],
 ): Promise<{ code: number | null; output: string }> {
   return new Promise((resolve) => {
-    const proc = spawn(process.execPath, [mainOf(name), ...args], {
+    const proc = spawn(process.execPath, [...meshNodeFlags(ROOT), mainOf(name), ...args], {
       cwd: ROOT,
       env: { ...process.env, ...env },
       stdio: ['ignore', 'pipe', 'pipe'],

@@ -1,8 +1,8 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { meshNodeFlags } from '../../scripts/lib/mesh-node-flags';
+import { appArgv } from '../../test/support/app-process';
 import { freePort } from '../../test/support/free-port';
 import { pollUntil } from '../../test/support/poll';
 
@@ -15,8 +15,6 @@ import { pollUntil } from '../../test/support/poll';
  */
 
 export const ROOT = join(__dirname, '..', '..');
-
-export type AppName = 'router' | 'model-host' | 'batch-worker' | 'coordinator';
 
 /** The chaos tenants: one with limits far above what one machine serves, one small. */
 export const CHAOS_KEY = 'chaos-tenant-key';
@@ -418,17 +416,6 @@ export class Cluster {
   async stopAll(): Promise<void> {
     await Promise.all([...this.procs].map((p) => p.stop('SIGKILL', 5_000)));
   }
-}
-
-/** `node`'s arguments that start `app` as its launchers do: the mesh's node flags, then its main. */
-export function appArgv(app: AppName): string[] {
-  return [...meshNodeFlags(ROOT), mainOf(app)];
-}
-
-export function mainOf(app: AppName): string {
-  const main = join(ROOT, 'dist', 'apps', app, 'src', 'main.js');
-  if (!existsSync(main)) throw new Error(`${main} is missing: run \`npm run build\` first`);
-  return main;
 }
 
 /** PING over a raw socket, so the launcher needs no client library for readiness. */

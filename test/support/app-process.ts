@@ -41,6 +41,11 @@ export function mainOf(app: AppName): string {
   return main;
 }
 
+/** `node`'s arguments that start `app` as its launchers do: the mesh's node flags, then its main. */
+export function appArgv(app: AppName): string[] {
+  return [...meshNodeFlags(ROOT), mainOf(app)];
+}
+
 /**
  * Starts an app from the build as its own process and waits until it has announced all
  * `listeners` (e.g. ['http'] or ['http', 'grpc']). Ports default to 0 (any free port).
@@ -50,7 +55,7 @@ export async function startApp(
   env: Record<string, string>,
   { listeners = ['http'], args = [] as string[], timeoutMs = 30_000 } = {},
 ): Promise<StartedApp> {
-  const proc = spawn(process.execPath, [...meshNodeFlags(ROOT), mainOf(name), ...args], {
+  const proc = spawn(process.execPath, [...appArgv(name), ...args], {
     cwd: ROOT,
     env: { ...process.env, LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -118,7 +123,7 @@ export function runToExit(
   args: string[] = [],
 ): Promise<{ code: number | null; output: string }> {
   return new Promise((resolve) => {
-    const proc = spawn(process.execPath, [...meshNodeFlags(ROOT), mainOf(name), ...args], {
+    const proc = spawn(process.execPath, [...appArgv(name), ...args], {
       cwd: ROOT,
       env: { ...process.env, ...env },
       stdio: ['ignore', 'pipe', 'pipe'],

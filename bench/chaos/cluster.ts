@@ -2,7 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { appArgv } from '../../test/support/app-process';
+import { appArgv } from '../../test/support/app-main';
 import { freePort } from '../../test/support/free-port';
 import { pollUntil } from '../../test/support/poll';
 

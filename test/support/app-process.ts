@@ -1,12 +1,8 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync } from 'node:fs';
-import { join } from 'node:path';
-import { meshNodeFlags } from '../../scripts/lib/mesh-node-flags';
+import { appArgv, ROOT, type AppName } from './app-main';
 import { pollUntil } from './poll';
 
-export const ROOT = join(__dirname, '..', '..');
-
-export type AppName = 'router' | 'model-host' | 'batch-worker' | 'coordinator';
+export { ROOT, mainOf, appArgv, type AppName } from './app-main';
 
 export interface StartedApp {
   name: AppName;
@@ -33,17 +29,6 @@ if (typeof afterAll === 'function') {
 function track(proc: ChildProcess): void {
   running.add(proc);
   proc.on('exit', () => running.delete(proc));
-}
-
-export function mainOf(app: AppName): string {
-  const main = join(ROOT, 'dist', 'apps', app, 'src', 'main.js');
-  if (!existsSync(main)) throw new Error(`${main} is missing: run \`npm run build\` first`);
-  return main;
-}
-
-/** `node`'s arguments that start `app` as its launchers do: the mesh's node flags, then its main. */
-export function appArgv(app: AppName): string[] {
-  return [...meshNodeFlags(ROOT), mainOf(app)];
 }
 
 /**

@@ -2,7 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { appArgv } from '../../test/support/app-main';
+import { appArgv, ROOT } from '../../test/support/app-main';
 import { freePort } from '../../test/support/free-port';
 import { pollUntil } from '../../test/support/poll';
 
@@ -14,7 +14,7 @@ import { pollUntil } from '../../test/support/poll';
  * back at the same address after a kill (hosts, routers, Redis) get a fixed port picked once.
  */
 
-export const ROOT = join(__dirname, '..', '..');
+export { ROOT };
 
 /** The chaos tenants: one with limits far above what one machine serves, one small. */
 export const CHAOS_KEY = 'chaos-tenant-key';

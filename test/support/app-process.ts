@@ -2,7 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { appArgv, ROOT, type AppName } from './app-main';
 import { pollUntil } from './poll';
 
-export { ROOT, mainOf, appArgv, type AppName } from './app-main';
+export { ROOT, type AppName } from './app-main';
 
 export interface StartedApp {
   name: AppName;
